@@ -1,0 +1,54 @@
+/**
+ * Builds the network table (`src/domain/networks.generated.json`) from the official
+ * x402 packages, so network names, CAIP-2 ids and USDC assets are never hand-written.
+ * Run `npm run networks:generate` after upgrading @x402/*; test/networks.test.ts fails
+ * when the committed table drifts from the installed packages.
+ */
+import { writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { DEFAULT_ASSETS as EVM_ASSETS } from '@x402/evm'
+import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1'
+import { DEFAULT_ASSETS as SVM_ASSETS, V1_TO_V2_NETWORK_MAP } from '@x402/svm'
+
+export interface NetworkEntry {
+  /** CAIP-2 id, the canonical form the catalog stores. */
+  id: string
+  /** x402 v1 network name, when v1 had one. */
+  v1Name: string | null
+  family: 'evm' | 'svm'
+  /** USDC token address on this network, when the x402 packages know it. */
+  usdc: string | null
+}
+
+interface Asset { asset: string, symbol: string }
+
+function usdcOf (assets: Record<string, readonly Asset[]>, id: string): string | null {
+  return assets[id]?.find((a) => a.symbol === 'USDC')?.asset ?? null
+}
+
+export function buildNetworkTable (): NetworkEntry[] {
+  const evmAssets = EVM_ASSETS as unknown as Record<string, readonly Asset[]>
+  const svmAssets = SVM_ASSETS as unknown as Record<string, readonly Asset[]>
+  const byId = new Map<string, NetworkEntry>()
+  for (const [name, chainId] of Object.entries(EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)) {
+    const id = `eip155:${chainId}`
+    byId.set(id, { id, v1Name: name, family: 'evm', usdc: usdcOf(evmAssets, id) })
+  }
+  for (const id of Object.keys(evmAssets)) {
+    if (!byId.has(id)) byId.set(id, { id, v1Name: null, family: 'evm', usdc: usdcOf(evmAssets, id) })
+  }
+  for (const [name, id] of Object.entries(V1_TO_V2_NETWORK_MAP as Record<string, string>)) {
+    byId.set(id, { id, v1Name: name, family: 'svm', usdc: usdcOf(svmAssets, id) })
+  }
+  for (const id of Object.keys(svmAssets)) {
+    if (!byId.has(id)) byId.set(id, { id, v1Name: null, family: 'svm', usdc: usdcOf(svmAssets, id) })
+  }
+  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id))
+}
+
+export const NETWORK_TABLE_PATH = fileURLToPath(new URL('../../src/domain/networks.generated.json', import.meta.url))
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(NETWORK_TABLE_PATH, JSON.stringify(buildNetworkTable(), null, 2) + '\n')
+  console.log(`wrote ${NETWORK_TABLE_PATH}`)
+}

@@ -1,0 +1,49 @@
+/** Builds the catalog app from its plugins and routes; src/server.ts only listens. */
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Ajv } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from './config.js'
+import authPlugin from './plugins/auth.js'
+import errorsPlugin from './plugins/errors.js'
+import storePlugin from './plugins/store.js'
+import swaggerPlugin from './plugins/swagger.js'
+import categoriesRoutes from './routes/categories.js'
+import healthRoutes from './routes/health.js'
+import servicesRoutes from './routes/services.js'
+
+/** Largest accepted request body; above it the API answers 413. */
+export const BODY_LIMIT = 64 * 1024
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+
+function validator (coerce: boolean): Ajv {
+  // Unknown fields and parameters are errors, not silently dropped: hostile or
+  // misspelled input (category[$ne]=x, sortby=price) gets a 400 naming it.
+  return addFormats(new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: coerce ? 'array' : false, allErrors: false, strict: false }))
+}
+
+export async function buildApp (config: Config): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization']
+    },
+    bodyLimit: BODY_LIMIT
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // Query strings and params arrive as text and need coercion ("20" → 20); JSON bodies
+  // must not be coerced, or a float price 0.1 would quietly become the string "0.1".
+  const coercing = validator(true)
+  const strict = validator(false)
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema))
+
+  await app.register(errorsPlugin)
+  await app.register(swaggerPlugin)
+  await app.register(storePlugin, { config })
+  await app.register(authPlugin, { apiKeys: config.apiKeys })
+  await app.register(healthRoutes)
+  await app.register(categoriesRoutes)
+  await app.register(servicesRoutes)
+  return app
+}

@@ -1,0 +1,50 @@
+/**
+ * Operator CLI for API keys (npm run keys -- <command>):
+ *   create --name <owner>   prints a new key once; only its hash is stored
+ *   list                    ids, owners, creation and revocation times (never keys)
+ *   revoke <id>             the key stops working at once
+ */
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../config.js'
+import { generateApiKey, hashApiKey } from '../domain/api-keys.js'
+import { SqliteCatalogStore } from '../store/sqlite-store.js'
+
+const USAGE = 'usage: npm run keys -- create --name <owner> | list | revoke <key id>'
+
+async function main (argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' } } })
+  const [command, ...rest] = positionals
+  const store = new SqliteCatalogStore(loadConfig().dataDir)
+  try {
+    if (command === 'create') {
+      const name = values.name?.trim() ?? ''
+      if (name === '' || name.length > 100) { console.error('create needs --name <owner> (1–100 characters)'); return 2 }
+      const { key, id } = generateApiKey()
+      await store.insertApiKey({ id, name, hash: hashApiKey(key), createdAt: new Date().toISOString(), revokedAt: null })
+      console.log(`created ${id} for ${name}`)
+      console.log(`key: ${key}`)
+      console.log('Store it now: it is not shown again.')
+      return 0
+    }
+    if (command === 'list') {
+      const keys = await store.listApiKeys()
+      if (keys.length === 0) console.log('no keys')
+      for (const key of keys) console.log([key.id, key.name, key.createdAt, key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`].join('\t'))
+      return 0
+    }
+    if (command === 'revoke' && rest.length === 1) {
+      const revoked = await store.revokeApiKey(rest[0] as string, new Date().toISOString())
+      console.log(revoked ? `revoked ${rest[0] as string}` : `no active key ${rest[0] as string}`)
+      return revoked ? 0 : 1
+    }
+    console.error(USAGE)
+    return 2
+  } finally {
+    await store.close()
+  }
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err: unknown) => {
+  console.error(`keys: ${(err as Error).message}`)
+  process.exitCode = 1
+})

@@ -1,0 +1,48 @@
+/**
+ * Configuration from the environment, validated once at start. Every problem names
+ * the variable so an operator can fix it without reading code.
+ */
+import { resolve } from 'node:path'
+import { ConfigError } from './errors.js'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** Bootstrap API keys (raw); stored nowhere, compared by hash. */
+  apiKeys: string[]
+  /** 'demo' loads fixtures/services.json into a fresh store, 'none' starts empty, anything else is a JSON file path. */
+  seed: string
+  logLevel: string
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+export const MIN_API_KEY_LENGTH = 16
+
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const portText = env.PORT ?? '3000'
+  const port = Number(portText)
+  if (!/^\d+$/.test(portText) || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${portText}"`)
+
+  const apiKeys = (env.CATALOG_API_KEYS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== '')
+  for (const key of apiKeys) {
+    if (key.length < MIN_API_KEY_LENGTH || /\s/.test(key)) {
+      throw new ConfigError(`CATALOG_API_KEYS: every key must be at least ${MIN_API_KEY_LENGTH} characters without spaces`)
+    }
+  }
+
+  const logLevel = env.LOG_LEVEL ?? 'info'
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
+
+  const dataDir = env.DATA_DIR ?? './data'
+  if (dataDir.trim() === '') throw new ConfigError('DATA_DIR must not be empty')
+
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    dataDir: resolve(dataDir),
+    apiKeys,
+    seed: env.CATALOG_SEED ?? 'demo',
+    logLevel
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * x402 networks. The table is generated from the official x402 packages (see
+ * scripts/networks.ts); the catalog stores CAIP-2 ids and accepts v1 names as aliases.
+ */
+import table from './networks.generated.json' with { type: 'json' }
+
+export interface Network {
+  id: string
+  v1Name: string | null
+  family: 'evm' | 'svm'
+  usdc: string | null
+}
+
+export const NETWORKS: readonly Network[] = table as Network[]
+
+const byAlias = new Map<string, Network>()
+for (const network of NETWORKS) {
+  byAlias.set(network.id, network)
+  if (network.v1Name !== null) byAlias.set(network.v1Name, network)
+}
+
+/** Resolves a v1 name (`base`) or a CAIP-2 id (`eip155:8453`) to the network, if known. */
+export function resolveNetwork (nameOrId: string): Network | undefined {
+  return byAlias.get(nameOrId) ?? byAlias.get(nameOrId.toLowerCase())
+}
+
+export const NETWORK_ALIASES: readonly string[] = [...byAlias.keys()]
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+
+/** Decoded byte length of a base58 string, or -1 when it is not base58. */
+function base58ByteLength (value: string): number {
+  let bytes: number[] = []
+  for (const char of value) {
+    let carry = BASE58_ALPHABET.indexOf(char)
+    if (carry < 0) return -1
+    for (let i = 0; i < bytes.length; i++) {
+      carry += (bytes[i] as number) * 58
+      bytes[i] = carry & 0xff
+      carry >>= 8
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff)
+      carry >>= 8
+    }
+  }
+  const leadingZeros = /^1*/.exec(value)?.[0].length ?? 0
+  bytes = bytes.concat(new Array<number>(leadingZeros).fill(0))
+  return bytes.length
+}
+
+/** EVM: `0x` + 40 hex digits. Solana: base58 of a 32-byte public key. */
+export function isValidPaymentAddress (family: Network['family'], address: string): boolean {
+  if (family === 'evm') return EVM_ADDRESS.test(address)
+  return address.length >= 32 && address.length <= 44 && base58ByteLength(address) === 32
+}

@@ -1,0 +1,138 @@
+/**
+ * Registration rules: the request schema (shape, lengths) and the domain checks a
+ * schema cannot express (decimal places per currency, address per network family,
+ * known category). One place, used by the API and by the demo seed.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { ValidationError } from '../errors.js'
+import { isCategoryId } from './categories.js'
+import { CURRENCIES, parseDecimal } from './money.js'
+import { isValidPaymentAddress, resolveNetwork } from './networks.js'
+import type { ServiceRecord } from './service.js'
+import { computeTrustScore } from './trust.js'
+
+export const MAX_ENDPOINT_LENGTH = 2048
+export const MAX_EXTRA_CHAINS = 16
+
+export const RegistrationBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Counted in characters, not bytes' }),
+  description: Type.String({ minLength: 1, maxLength: 2000 }),
+  endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_LENGTH, description: 'Absolute http(s) URL of the paid endpoint' }),
+  category: Type.String({ minLength: 1, maxLength: 64, description: 'An id from GET /api/categories' }),
+  pricing: Type.Object({
+    currency: Type.String({ minLength: 1, maxLength: 16, description: `One of: ${Object.keys(CURRENCIES).join(', ')}` }),
+    pricePerRequest: Type.String({ minLength: 1, maxLength: 32, description: 'Decimal string, > 0, at most the currency\'s decimals (USDC: 6)', examples: ['0.001'] }),
+    freeQuota: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }))
+  }, { additionalProperties: false }),
+  x402Config: Type.Object({
+    paymentAddress: Type.String({ minLength: 1, maxLength: 128 }),
+    network: Type.String({ minLength: 1, maxLength: 64, description: 'x402 v1 name (base, solana, …) or CAIP-2 id (eip155:8453, …)' })
+  }, { additionalProperties: false }),
+  supportedChains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_EXTRA_CHAINS, description: 'Extra networks the service also accepts' }))
+}, { additionalProperties: false })
+export type RegistrationBody = Static<typeof RegistrationBodySchema>
+
+/** Signals the seed may set; a registration always starts from the defaults. */
+export interface MonitoringState {
+  status: ServiceRecord['status']
+  uptimeScore: number | null
+  lastChecked: string | null
+  txCount: number
+  totalRevenue: string
+}
+
+export const INITIAL_MONITORING: MonitoringState = {
+  status: 'unverified',
+  uptimeScore: null,
+  lastChecked: null,
+  txCount: 0,
+  totalRevenue: '0'
+}
+
+// C0 controls other than tab and newline have no business in names or descriptions.
+const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/
+
+function checkText (field: string, value: string, multiline: boolean): string {
+  const trimmed = value.trim()
+  if (trimmed === '') throw new ValidationError(field, 'must not be blank')
+  if (CONTROL_CHARS.test(value) || (!multiline && /[\n\t]/.test(value))) {
+    throw new ValidationError(field, 'must not contain control characters')
+  }
+  return trimmed
+}
+
+/** Canonical endpoint URL (lower-case host, no default port), or a ValidationError. */
+export function normalizeEndpoint (value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ValidationError('endpoint', 'must be an absolute http(s) URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('endpoint', 'must use http or https')
+  if (url.hostname === '') throw new ValidationError('endpoint', 'must name a host')
+  if (url.username !== '' || url.password !== '') throw new ValidationError('endpoint', 'must not contain credentials')
+  if (url.hash !== '') throw new ValidationError('endpoint', 'must not contain a fragment')
+  return url.href
+}
+
+/** Canonical CAIP-2 id for a network name or id, or a ValidationError naming `field`. */
+export function canonicalNetwork (field: string, value: string): { id: string, family: 'evm' | 'svm' } {
+  const network = resolveNetwork(value)
+  if (network === undefined) throw new ValidationError(field, `unknown network "${value}"; use an x402 network name (base, solana, …) or a CAIP-2 id (eip155:8453, …)`)
+  return network
+}
+
+/**
+ * Builds the stored record for a registration (or a seeded service), or throws a
+ * ValidationError naming the first offending field. Nothing is stored here.
+ */
+export function buildServiceRecord (
+  body: RegistrationBody,
+  identity: { id: string, ownerId: string | null, now: string },
+  monitoring: MonitoringState = INITIAL_MONITORING,
+  createdAt: string = identity.now
+): ServiceRecord {
+  const name = checkText('name', body.name, false)
+  const description = checkText('description', body.description, true)
+  const endpoint = normalizeEndpoint(body.endpoint)
+  if (!isCategoryId(body.category)) throw new ValidationError('category', `unknown category "${body.category}"; see GET /api/categories`)
+
+  const currency = CURRENCIES[body.pricing.currency]
+  if (currency === undefined) throw new ValidationError('pricing.currency', `must be one of: ${Object.keys(CURRENCIES).join(', ')}`)
+  const price = parseDecimal(body.pricing.pricePerRequest, currency.decimals)
+  if (!price.ok) throw new ValidationError('pricing.pricePerRequest', price.reason)
+  if (price.atomic === 0) throw new ValidationError('pricing.pricePerRequest', 'must be greater than 0')
+
+  const network = canonicalNetwork('x402Config.network', body.x402Config.network)
+  if (!isValidPaymentAddress(network.family, body.x402Config.paymentAddress)) {
+    const expected = network.family === 'evm' ? '0x followed by 40 hex digits' : 'a base58 Solana address (32 bytes)'
+    throw new ValidationError('x402Config.paymentAddress', `must be ${expected} on ${network.id}`)
+  }
+  const supportedChains = [network.id]
+  for (const [index, chain] of (body.supportedChains ?? []).entries()) {
+    const extra = canonicalNetwork(`supportedChains.${index}`, chain)
+    // One payment address serves every listed chain, so they must share its family.
+    if (extra.family !== network.family) throw new ValidationError(`supportedChains.${index}`, `"${chain}" is not an ${network.family.toUpperCase()} network like ${network.id}`)
+    if (!supportedChains.includes(extra.id)) supportedChains.push(extra.id)
+  }
+
+  return {
+    id: identity.id,
+    name,
+    description,
+    endpoint,
+    category: body.category,
+    currency: currency.code,
+    priceAtomic: price.atomic,
+    freeQuota: body.pricing.freeQuota ?? 0,
+    paymentAddress: body.x402Config.paymentAddress,
+    network: network.id,
+    supportedChains,
+    ...monitoring,
+    trustScore: computeTrustScore(monitoring),
+    ownerId: identity.ownerId,
+    createdAt,
+    updatedAt: identity.now
+  }
+}

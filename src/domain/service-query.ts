@@ -1,0 +1,64 @@
+/**
+ * The list query: its schema (also the OpenAPI parameters) and its translation into the
+ * store's typed filter, sort and page.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { ValidationError } from '../errors.js'
+import { isCategoryId } from './categories.js'
+import { CURRENCIES, parseUpperBound } from './money.js'
+import { canonicalNetwork } from './registration.js'
+import { ServiceStatusEnum } from './service.js'
+import { StringEnum } from './string-enum.js'
+import { SORT_FIELDS, type Page, type ServiceFilter, type ServiceSort, type SortField } from '../store/catalog-store.js'
+
+export const MAX_PAGE_SIZE = 100
+export const DEFAULT_PAGE_SIZE = 20
+export const MAX_OFFSET = 1_000_000
+
+/** Default direction per sort field: cheapest, most trusted, A→Z, newest first. */
+const DEFAULT_ORDER: Record<SortField, 'asc' | 'desc'> = { price: 'asc', trustScore: 'desc', name: 'asc', createdAt: 'desc' }
+
+export const PageSizeSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, at most ${MAX_PAGE_SIZE}` })
+
+export const ListQueryProperties = {
+  category: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Category id' })),
+  chain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Network: x402 name (base) or CAIP-2 id (eip155:8453)' })),
+  status: Type.Optional(ServiceStatusEnum),
+  maxPricePerRequest: Type.Optional(Type.String({ pattern: '^\\d+(\\.\\d+)?$', maxLength: 40, description: 'Inclusive upper bound on pricing.pricePerRequest (USDC)' })),
+  sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: createdAt (newest first); relevance when searching' })),
+  sortOrder: Type.Optional(StringEnum(['asc', 'desc'], { description: 'Default: asc for price and name, desc for trustScore and createdAt' })),
+  limit: Type.Optional(PageSizeSchema),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+}
+
+export const ListQuerySchema = Type.Object(ListQueryProperties, { additionalProperties: false })
+export type ListQuery = Static<typeof ListQuerySchema>
+
+export interface StoreQuery {
+  filter: ServiceFilter
+  /** Undefined when the client asked for no order (search then ranks by relevance). */
+  sort: ServiceSort | undefined
+  page: Page
+}
+
+export function toStoreQuery (query: ListQuery): StoreQuery {
+  const filter: ServiceFilter = {}
+  if (query.category !== undefined) {
+    if (!isCategoryId(query.category)) throw new ValidationError('category', `unknown category "${query.category}"; see GET /api/categories`)
+    filter.category = query.category
+  }
+  if (query.chain !== undefined) filter.chain = canonicalNetwork('chain', query.chain).id
+  if (query.status !== undefined) filter.status = query.status
+  if (query.maxPricePerRequest !== undefined) {
+    // Prices are USDC today; the bound is read in that currency's atomic units.
+    const bound = parseUpperBound(query.maxPricePerRequest, (CURRENCIES.USDC as { decimals: number }).decimals)
+    if (!bound.ok) throw new ValidationError('maxPricePerRequest', bound.reason)
+    filter.maxPriceAtomic = bound.atomic
+  }
+  let sort: ServiceSort | undefined
+  if (query.sortBy !== undefined) sort = { field: query.sortBy, order: query.sortOrder ?? DEFAULT_ORDER[query.sortBy] }
+  else if (query.sortOrder !== undefined) throw new ValidationError('sortOrder', 'needs sortBy')
+  return { filter, sort, page: { limit: query.limit ?? DEFAULT_PAGE_SIZE, offset: query.offset ?? 0 } }
+}
+
+export const DEFAULT_SORT: ServiceSort = { field: 'createdAt', order: 'desc' }

@@ -1,0 +1,111 @@
+/**
+ * The service resource: its public JSON shape (TypeBox, also the OpenAPI schema),
+ * the record the store keeps, and the conversion between them.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { CURRENCIES, formatAtomic } from './money.js'
+import { SERVICE_ID_PATTERN } from './ids.js'
+import { StringEnum } from './string-enum.js'
+import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
+
+export const ServiceStatusEnum = StringEnum(SERVICE_STATUSES)
+
+const DecimalString = Type.String({ pattern: '^\\d+(\\.\\d+)?$', examples: ['0.001'] })
+const IsoDate = Type.String({ format: 'date-time' })
+
+export const ServiceSchema = Type.Object({
+  id: Type.String({ pattern: SERVICE_ID_PATTERN }),
+  name: Type.String(),
+  description: Type.String(),
+  endpoint: Type.String({ format: 'uri' }),
+  category: Type.String(),
+  pricing: Type.Object({
+    currency: Type.String(),
+    pricePerRequest: DecimalString,
+    freeQuota: Type.Integer({ minimum: 0 })
+  }),
+  x402Config: Type.Object({
+    paymentAddress: Type.String(),
+    network: Type.String({ description: 'CAIP-2 network id, e.g. eip155:8453' })
+  }),
+  trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
+  status: ServiceStatusEnum,
+  supportedChains: Type.Array(Type.String(), { description: 'CAIP-2 ids; the first is x402Config.network' }),
+  createdAt: IsoDate,
+  updatedAt: IsoDate
+}, { additionalProperties: false })
+export type Service = Static<typeof ServiceSchema>
+
+export const ServiceStatusSchema = Type.Object({
+  id: Type.String(),
+  trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
+  status: ServiceStatusEnum,
+  uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' }),
+  lastChecked: Type.Union([IsoDate, Type.Null()]),
+  txCount: Type.Integer({ minimum: 0 }),
+  totalRevenue: DecimalString
+}, { additionalProperties: false })
+export type ServiceStatusView = Static<typeof ServiceStatusSchema>
+
+/** What the store keeps: prices as integer atomic units, plus fields the API does not show. */
+export interface ServiceRecord {
+  id: string
+  name: string
+  description: string
+  endpoint: string
+  category: string
+  currency: string
+  priceAtomic: number
+  freeQuota: number
+  paymentAddress: string
+  network: string
+  supportedChains: string[]
+  status: ServiceStatus
+  trustScore: number
+  uptimeScore: number | null
+  lastChecked: string | null
+  txCount: number
+  /** Decimal string: revenue can exceed what an integer of atomic units holds exactly in JS. */
+  totalRevenue: string
+  /** Id of the API key owner that registered the service; null for seeded services. */
+  ownerId: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+function decimalsOf (currency: string): number {
+  return CURRENCIES[currency]?.decimals ?? 6
+}
+
+export function toService (record: ServiceRecord): Service {
+  return {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    endpoint: record.endpoint,
+    category: record.category,
+    pricing: {
+      currency: record.currency,
+      pricePerRequest: formatAtomic(record.priceAtomic, decimalsOf(record.currency)),
+      freeQuota: record.freeQuota
+    },
+    x402Config: { paymentAddress: record.paymentAddress, network: record.network },
+    trustScore: record.trustScore,
+    status: record.status,
+    supportedChains: record.supportedChains,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt
+  }
+}
+
+export function toServiceStatus (record: ServiceRecord): ServiceStatusView {
+  return {
+    id: record.id,
+    trustScore: record.trustScore,
+    status: record.status,
+    uptimeScore: record.uptimeScore,
+    lastChecked: record.lastChecked,
+    txCount: record.txCount,
+    totalRevenue: record.totalRevenue
+  }
+}

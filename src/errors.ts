@@ -1,0 +1,59 @@
+/**
+ * Errors the catalog raises on purpose. Each carries a stable `code` clients can
+ * match on and the HTTP status it maps to; `cause` keeps the underlying error.
+ */
+export class CatalogError extends Error {
+  readonly code: string
+  readonly statusCode: number
+
+  constructor (message: string, code: string, statusCode: number, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = new.target.name
+    this.code = code
+    this.statusCode = statusCode
+  }
+}
+
+/** Client input that breaks a rule; `field` is the dotted path of the offending field. */
+export class ValidationError extends CatalogError {
+  readonly field: string
+
+  constructor (field: string, message: string) {
+    super(`${field}: ${message}`, 'VALIDATION_ERROR', 400)
+    this.field = field
+  }
+}
+
+export class NotFoundError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'NOT_FOUND', 404)
+  }
+}
+
+export class DuplicateEndpointError extends CatalogError {
+  readonly field = 'endpoint'
+
+  constructor (endpoint: string, options?: { cause?: unknown }) {
+    super(`endpoint: ${endpoint} is already registered`, 'DUPLICATE_ENDPOINT', 409, options)
+  }
+}
+
+export class UnauthorizedError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'UNAUTHORIZED', 401)
+  }
+}
+
+/** The store cannot serve requests (file unreadable, disk full, connection lost). */
+export class StoreUnavailableError extends CatalogError {
+  constructor (message: string, options?: { cause?: unknown }) {
+    super(message, 'STORE_UNAVAILABLE', 503, options)
+  }
+}
+
+/** Bad configuration found at start; the message says which variable and why. */
+export class ConfigError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'CONFIG_ERROR', 500)
+  }
+}

@@ -1,0 +1,16 @@
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The project folder (holding package.json), whether code runs from src/ or dist/src/. */
+function findProjectRoot (): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir)
+    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url))
+    dir = parent
+  }
+  return dir
+}
+
+export const PROJECT_ROOT = findProjectRoot()

@@ -1,0 +1,35 @@
+/**
+ * Opens the catalog store for the app's lifetime and loads the demo catalog into a
+ * fresh one (unless CATALOG_SEED=none).
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
+import { readSeedFile, seedRecords } from '../domain/seed.js'
+import type { CatalogStore } from '../store/catalog-store.js'
+import { SqliteCatalogStore } from '../store/sqlite-store.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: CatalogStore
+  }
+}
+
+export async function openStore (config: Config): Promise<CatalogStore> {
+  const store = new SqliteCatalogStore(config.dataDir)
+  try {
+    if (config.seed !== 'none' && await store.countServices() === 0) {
+      await store.insertServices(seedRecords(readSeedFile(config.seed), new Date().toISOString()))
+    }
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+  return store
+}
+
+export default fp(async function storePlugin (app: FastifyInstance, opts: { config: Config }) {
+  const store = await openStore(opts.config)
+  app.decorate('store', store)
+  app.addHook('onClose', async () => { await store.close() })
+}, { name: 'store' })

@@ -1,0 +1,75 @@
+/** /api/services: list, detail, status and registration. */
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
+import { buildServiceRecord, RegistrationBodySchema } from '../domain/registration.js'
+import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus } from '../domain/service.js'
+import { DEFAULT_SORT, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
+import { NotFoundError } from '../errors.js'
+import { ErrorSchema } from '../plugins/errors.js'
+
+const IdParams = Type.Object({ id: Type.String({ pattern: SERVICE_ID_PATTERN, description: 'Service id (svc_…)' }) })
+
+const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/api/services', {
+    schema: {
+      tags: ['services'],
+      summary: 'List services with filters, sorting and paging',
+      querystring: ListQuerySchema,
+      response: {
+        200: Type.Array(ServiceSchema, { description: 'A page of services; X-Total-Count holds the number of matches' }),
+        400: ErrorSchema
+      }
+    }
+  }, async (request, reply) => {
+    const { filter, sort, page } = toStoreQuery(request.query)
+    const result = await app.store.listServices(filter, sort ?? DEFAULT_SORT, page)
+    void reply.header('x-total-count', result.total)
+    return result.items.map(toService)
+  })
+
+  app.get('/api/services/:id', {
+    schema: {
+      tags: ['services'],
+      summary: 'One service',
+      params: IdParams,
+      response: { 200: ServiceSchema, 400: ErrorSchema, 404: ErrorSchema }
+    }
+  }, async (request) => {
+    const record = await app.store.getService(request.params.id)
+    if (record === null) throw new NotFoundError(`service ${request.params.id} not found`)
+    return toService(record)
+  })
+
+  app.get('/api/services/:id/status', {
+    schema: {
+      tags: ['services'],
+      summary: 'Trust and monitoring signals of one service',
+      params: IdParams,
+      response: { 200: ServiceStatusSchema, 400: ErrorSchema, 404: ErrorSchema }
+    }
+  }, async (request) => {
+    const record = await app.store.getService(request.params.id)
+    if (record === null) throw new NotFoundError(`service ${request.params.id} not found`)
+    return toServiceStatus(record)
+  })
+
+  app.post('/api/services', {
+    // Authenticate before the body is parsed or validated: strangers learn nothing about the rules.
+    onRequest: app.authenticate,
+    schema: {
+      tags: ['services'],
+      summary: 'Register a paid endpoint (Bearer API key)',
+      security: [{ bearerAuth: [] }],
+      body: RegistrationBodySchema,
+      response: { 201: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema }
+    }
+  }, async (request, reply) => {
+    const record = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
+    await app.store.insertService(record)
+    void reply.code(201).header('location', `/api/services/${record.id}`)
+    return toService(record)
+  })
+}
+
+export default servicesRoutes

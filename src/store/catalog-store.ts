@@ -1,0 +1,77 @@
+/**
+ * The CatalogStore port: the authoritative service documents, API keys and the change
+ * feed. Filters, sorts and pages are typed objects; only adapters turn them into SQL or
+ * MongoDB queries.
+ */
+import type { ServiceRecord } from '../domain/service.js'
+import type { ServiceStatus } from '../domain/trust.js'
+
+export interface ServiceFilter {
+  category?: string
+  /** CAIP-2 id; matches services listing it in supportedChains. */
+  chain?: string
+  status?: ServiceStatus
+  /** Inclusive upper bound on the price, in atomic units. */
+  maxPriceAtomic?: number
+}
+
+export const SORT_FIELDS = ['price', 'trustScore', 'name', 'createdAt'] as const
+export type SortField = typeof SORT_FIELDS[number]
+export type SortOrder = 'asc' | 'desc'
+
+export interface ServiceSort {
+  field: SortField
+  order: SortOrder
+}
+
+export interface Page {
+  limit: number
+  offset: number
+}
+
+export interface ServicePage {
+  items: ServiceRecord[]
+  total: number
+}
+
+export interface ApiKeyRecord {
+  id: string
+  name: string
+  /** sha256 of the key, hex. The key itself is never stored. */
+  hash: string
+  createdAt: string
+  revokedAt: string | null
+}
+
+/** One entry of the change feed: the service as of sequence number `seq`. */
+export interface ServiceChange {
+  seq: number
+  service: ServiceRecord
+}
+
+export interface CatalogStore {
+  /** Stores a new service; throws DuplicateEndpointError when its endpoint is taken. */
+  insertService (record: ServiceRecord): Promise<void>
+  /** Stores many services in one transaction (seeding, benchmarks); all or nothing. */
+  insertServices (records: readonly ServiceRecord[]): Promise<void>
+  getService (id: string): Promise<ServiceRecord | null>
+  getServices (ids: readonly string[]): Promise<ServiceRecord[]>
+  /** Filtered, sorted page; ties are broken by id so paging is stable. */
+  listServices (filter: ServiceFilter, sort: ServiceSort, page: Page): Promise<ServicePage>
+  countServices (): Promise<number>
+  countByCategory (): Promise<Map<string, number>>
+
+  /** Changes after `afterSeq`, oldest first, each with the service as it is now. */
+  changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]>
+  latestSeq (): Promise<number>
+
+  insertApiKey (key: ApiKeyRecord): Promise<void>
+  listApiKeys (): Promise<ApiKeyRecord[]>
+  /** Marks a key revoked; false when no active key has that id. */
+  revokeApiKey (id: string, at: string): Promise<boolean>
+  findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null>
+
+  /** Throws StoreUnavailableError when the store cannot serve requests. */
+  ping (): Promise<void>
+  close (): Promise<void>
+}

@@ -1,0 +1,265 @@
+/**
+ * Embedded CatalogStore on SQLite (better-sqlite3, WAL). The file lives in DATA_DIR so
+ * the API and a standalone indexer process can share it. synchronous=FULL: a 201 has
+ * reached the disk, not just the OS cache.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { DuplicateEndpointError, StoreUnavailableError } from '../errors.js'
+import type { ServiceRecord } from '../domain/service.js'
+import type { ServiceStatus } from '../domain/trust.js'
+import type {
+  ApiKeyRecord, CatalogStore, Page, ServiceChange, ServiceFilter, ServicePage, ServiceSort, SortField
+} from './catalog-store.js'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS services (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_sort TEXT NOT NULL,
+  description TEXT NOT NULL,
+  endpoint TEXT NOT NULL UNIQUE,
+  category TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  price_atomic INTEGER NOT NULL,
+  free_quota INTEGER NOT NULL,
+  payment_address TEXT NOT NULL,
+  network TEXT NOT NULL,
+  supported_chains TEXT NOT NULL,
+  status TEXT NOT NULL,
+  trust_score INTEGER NOT NULL,
+  uptime_score REAL,
+  last_checked TEXT,
+  tx_count INTEGER NOT NULL,
+  total_revenue TEXT NOT NULL,
+  owner_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_chains (
+  service_id TEXT NOT NULL REFERENCES services(id),
+  chain TEXT NOT NULL,
+  PRIMARY KEY (chain, service_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS services_category ON services(category, id);
+CREATE INDEX IF NOT EXISTS services_status ON services(status, id);
+CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
+CREATE INDEX IF NOT EXISTS services_trust ON services(trust_score, id);
+CREATE INDEX IF NOT EXISTS services_name ON services(name_sort, id);
+CREATE INDEX IF NOT EXISTS services_created ON services(created_at, id);
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+) STRICT;
+`
+
+interface ServiceRow {
+  id: string
+  seq: number
+  name: string
+  description: string
+  endpoint: string
+  category: string
+  currency: string
+  price_atomic: number
+  free_quota: number
+  payment_address: string
+  network: string
+  supported_chains: string
+  status: string
+  trust_score: number
+  uptime_score: number | null
+  last_checked: string | null
+  tx_count: number
+  total_revenue: string
+  owner_id: string | null
+  created_at: string
+  updated_at: string
+}
+
+interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
+
+const SORT_COLUMNS: Record<SortField, string> = {
+  price: 'price_atomic',
+  trustScore: 'trust_score',
+  name: 'name_sort',
+  createdAt: 'created_at'
+}
+
+function fromRow (row: ServiceRow): ServiceRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    endpoint: row.endpoint,
+    category: row.category,
+    currency: row.currency,
+    priceAtomic: row.price_atomic,
+    freeQuota: row.free_quota,
+    paymentAddress: row.payment_address,
+    network: row.network,
+    supportedChains: JSON.parse(row.supported_chains) as string[],
+    status: row.status as ServiceStatus,
+    trustScore: row.trust_score,
+    uptimeScore: row.uptime_score,
+    lastChecked: row.last_checked,
+    txCount: row.tx_count,
+    totalRevenue: row.total_revenue,
+    ownerId: row.owner_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at
+  }
+}
+
+function fromKeyRow (row: ApiKeyRow): ApiKeyRecord {
+  return { id: row.id, name: row.name, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at }
+}
+
+/** Sort key for names: NFKC + lower case, so ＡＰＩ and api sort together. */
+export function nameSortKey (name: string): string {
+  return name.normalize('NFKC').toLowerCase()
+}
+
+export const STORE_FILE = 'catalog.sqlite'
+
+export class SqliteCatalogStore implements CatalogStore {
+  readonly #db: Database.Database
+  readonly #insert: Database.Statement
+  readonly #insertChain: Database.Statement
+  readonly #insertMany: (records: readonly ServiceRecord[]) => void
+
+  constructor (dataDir: string) {
+    mkdirSync(dataDir, { recursive: true })
+    try {
+      this.#db = new Database(join(dataDir, STORE_FILE))
+      this.#db.pragma('journal_mode = WAL')
+      this.#db.pragma('synchronous = FULL')
+      this.#db.pragma('busy_timeout = 5000')
+      this.#db.pragma('foreign_keys = ON')
+      this.#db.exec(SCHEMA)
+    } catch (err) {
+      throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
+    }
+    this.#insert = this.#db.prepare(`
+      INSERT INTO services (id, seq, name, name_sort, description, endpoint, category, currency, price_atomic,
+        free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
+        tx_count, total_revenue, owner_id, created_at, updated_at)
+      VALUES (@id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM services), @name, @nameSort, @description, @endpoint,
+        @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
+        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @ownerId, @createdAt, @updatedAt)`)
+    this.#insertChain = this.#db.prepare('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
+    this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
+      for (const record of records) this.#insertOne(record)
+    })
+  }
+
+  #insertOne (record: ServiceRecord): void {
+    try {
+      this.#insert.run({
+        ...record,
+        nameSort: nameSortKey(record.name),
+        supportedChains: JSON.stringify(record.supportedChains)
+      })
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /endpoint/.test((err as Error).message)) {
+        throw new DuplicateEndpointError(record.endpoint, { cause: err })
+      }
+      throw err
+    }
+    for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
+  }
+
+  async insertService (record: ServiceRecord): Promise<void> {
+    this.#insertMany([record])
+  }
+
+  async insertServices (records: readonly ServiceRecord[]): Promise<void> {
+    this.#insertMany(records)
+  }
+
+  async getService (id: string): Promise<ServiceRecord | null> {
+    const row = this.#db.prepare('SELECT * FROM services WHERE id = ?').get(id) as ServiceRow | undefined
+    return row === undefined ? null : fromRow(row)
+  }
+
+  async getServices (ids: readonly string[]): Promise<ServiceRecord[]> {
+    if (ids.length === 0) return []
+    const rows = this.#db.prepare('SELECT * FROM services WHERE id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(ids)) as ServiceRow[]
+    const byId = new Map(rows.map((row) => [row.id, fromRow(row)]))
+    return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+
+  async listServices (filter: ServiceFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
+    const where: string[] = []
+    const params: Record<string, string | number> = {}
+    if (filter.category !== undefined) { where.push('category = @category'); params.category = filter.category }
+    if (filter.status !== undefined) { where.push('status = @status'); params.status = filter.status }
+    if (filter.maxPriceAtomic !== undefined) { where.push('price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
+    if (filter.chain !== undefined) {
+      where.push('id IN (SELECT service_id FROM service_chains WHERE chain = @chain)')
+      params.chain = filter.chain
+    }
+    const whereSql = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`
+    const direction = sort.order === 'asc' ? 'ASC' : 'DESC'
+    // The id tie-breaker follows the same direction so a descending walk is the exact reverse.
+    const orderSql = `ORDER BY ${SORT_COLUMNS[sort.field]} ${direction}, id ${direction}`
+    const total = (this.#db.prepare(`SELECT COUNT(*) AS n FROM services ${whereSql}`).get(params) as { n: number }).n
+    const rows = this.#db.prepare(`SELECT * FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: page.limit, offset: page.offset }) as ServiceRow[]
+    return { items: rows.map(fromRow), total }
+  }
+
+  async countServices (): Promise<number> {
+    return (this.#db.prepare('SELECT COUNT(*) AS n FROM services').get() as { n: number }).n
+  }
+
+  async countByCategory (): Promise<Map<string, number>> {
+    const rows = this.#db.prepare('SELECT category, COUNT(*) AS n FROM services GROUP BY category').all() as Array<{ category: string, n: number }>
+    return new Map(rows.map((row) => [row.category, row.n]))
+  }
+
+  async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
+    const rows = this.#db.prepare('SELECT * FROM services WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as ServiceRow[]
+    return rows.map((row) => ({ seq: row.seq, service: fromRow(row) }))
+  }
+
+  async latestSeq (): Promise<number> {
+    return (this.#db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM services').get() as { seq: number }).seq
+  }
+
+  async insertApiKey (key: ApiKeyRecord): Promise<void> {
+    this.#db.prepare('INSERT INTO api_keys (id, name, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
+      .run(key.id, key.name, key.hash, key.createdAt, key.revokedAt)
+  }
+
+  async listApiKeys (): Promise<ApiKeyRecord[]> {
+    return (this.#db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as ApiKeyRow[]).map(fromKeyRow)
+  }
+
+  async revokeApiKey (id: string, at: string): Promise<boolean> {
+    return this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1
+  }
+
+  async findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null> {
+    const row = this.#db.prepare('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as ApiKeyRow | undefined
+    return row === undefined ? null : fromKeyRow(row)
+  }
+
+  async ping (): Promise<void> {
+    try {
+      this.#db.prepare('SELECT COUNT(*) FROM services WHERE rowid = 0').get()
+    } catch (err) {
+      throw new StoreUnavailableError(`catalog store unusable: ${(err as Error).message}`, { cause: err })
+    }
+  }
+
+  async close (): Promise<void> {
+    if (this.#db.open) this.#db.close()
+  }
+}

@@ -1,0 +1,50 @@
+/** Test helpers: an app on a real SQLite file in a temp DATA_DIR, torn down with the test. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../src/app.js'
+import { loadConfig, type Config } from '../src/config.js'
+
+import type { Test } from 'tap'
+
+export const API_KEY = 'test-key-0123456789abcdef'
+
+/** A fresh DATA_DIR removed when the test ends. */
+export function tempDataDir (t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'x402-catalog-test-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent' }), ...overrides }
+}
+
+/** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */
+export async function build (t: Test, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const app = await buildApp(testConfig(overrides.dataDir ?? tempDataDir(t), overrides))
+  t.teardown(async () => { await app.close() })
+  return app
+}
+
+export function validBody (overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Test Weather API',
+    description: 'Hourly weather forecasts for any city.',
+    endpoint: `https://api.example.com/v1/weather/${Math.random().toString(36).slice(2)}`,
+    category: 'weather',
+    pricing: { currency: 'USDC', pricePerRequest: '0.001' },
+    x402Config: { paymentAddress: '0x1111111111111111111111111111111111111111', network: 'base' },
+    ...overrides
+  }
+}
+
+export async function register (app: FastifyInstance, body: unknown, key: string | null = API_KEY): Promise<LightMyRequestResponse> {
+  return await app.inject({
+    method: 'POST',
+    url: '/api/services',
+    headers: key === null ? {} : { authorization: `Bearer ${key}` },
+    payload: body as Record<string, unknown>
+  })
+}
