@@ -5,10 +5,12 @@
  * when the committed table drifts from the installed packages.
  */
 import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_ASSETS as EVM_ASSETS } from '@x402/evm'
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1'
 import { DEFAULT_ASSETS as SVM_ASSETS, V1_TO_V2_NETWORK_MAP } from '@x402/svm'
+import { PROJECT_ROOT } from '../src/paths.js'
 
 export interface NetworkEntry {
   /** CAIP-2 id, the canonical form the catalog stores. */
@@ -46,7 +48,7 @@ export function buildNetworkTable (): NetworkEntry[] {
   return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id))
 }
 
-export const NETWORK_TABLE_PATH = fileURLToPath(new URL('../../src/domain/networks.generated.json', import.meta.url))
+export const NETWORK_TABLE_PATH = join(PROJECT_ROOT, 'src', 'domain', 'networks.generated.json')
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(NETWORK_TABLE_PATH, JSON.stringify(buildNetworkTable(), null, 2) + '\n')

@@ -1,0 +1,25 @@
+import { test } from 'tap'
+import { loadConfig } from '../src/config.js'
+
+test('defaults', async (t) => {
+  const config = loadConfig({})
+  t.equal(config.port, 3000)
+  t.equal(config.host, '127.0.0.1')
+  t.match(config.dataDir, /\/data$/)
+  t.same(config.apiKeys, [])
+  t.equal(config.seed, 'demo')
+  t.equal(config.logLevel, 'info')
+})
+
+test('values from the environment', async (t) => {
+  const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', CATALOG_API_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb,', CATALOG_SEED: 'none', LOG_LEVEL: 'warn' })
+  t.match(config, { port: 8080, host: '0.0.0.0', dataDir: '/tmp/x', apiKeys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'], seed: 'none', logLevel: 'warn' })
+})
+
+test('bad values are refused with a message naming the variable', async (t) => {
+  t.throws(() => loadConfig({ PORT: 'eighty' }), { code: 'CONFIG_ERROR', message: /PORT/ })
+  t.throws(() => loadConfig({ PORT: '70000' }), { message: /PORT/ })
+  t.throws(() => loadConfig({ CATALOG_API_KEYS: 'short' }), { message: /CATALOG_API_KEYS/ })
+  t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), { message: /LOG_LEVEL/ })
+  t.throws(() => loadConfig({ DATA_DIR: ' ' }), { message: /DATA_DIR/ })
+})

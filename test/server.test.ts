@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { join } from 'node:path'
+import { test } from 'tap'
+import { PROJECT_ROOT } from '../src/paths.js'
+import { API_KEY, tempDataDir, validBody } from './helper.js'
+import { SERVER_ENTRY, startServer } from './server-process.js'
+
+const run = promisify(execFile)
+
+async function post (url: string, body: unknown, key = API_KEY): Promise<Response> {
+  return await fetch(`${url}/api/services`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body)
+  })
+}
+
+test('a 201 survives kill -9 right after it; SIGTERM closes gracefully', async (t) => {
+  const dataDir = tempDataDir(t)
+  const env = { DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, CATALOG_SEED: 'none' }
+  const first = await startServer(env)
+  const created = await post(first.url, validBody({ name: '永続性テスト' }))
+  t.equal(created.status, 201)
+  const service = await created.json() as { id: string }
+  first.child.kill('SIGKILL')
+  t.equal(await first.exited, 'SIGKILL')
+
+  const second = await startServer(env)
+  const fetched = await fetch(`${second.url}/api/services/${service.id}`)
+  t.equal(fetched.status, 200)
+  t.same(await fetched.json(), service, 'the record is intact after the crash')
+  second.child.kill('SIGTERM')
+  t.equal(await second.exited, 0, 'SIGTERM exits cleanly')
+  t.match(second.output(), /closing/)
+})
+
+test('npm start serves the demo catalog on a fresh DATA_DIR', async (t) => {
+  const server = await startServer({ DATA_DIR: tempDataDir(t) })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const res = await fetch(`${server.url}/api/services?limit=100`)
+  t.equal(res.status, 200)
+  t.ok(Number(res.headers.get('x-total-count')) >= 40)
+  const health = await (await fetch(`${server.url}/health`)).json() as { status: string }
+  t.equal(health.status, 'ok')
+})
+
+test('bad configuration stops the start with a clear message', async (t) => {
+  const result = await run(process.execPath, [SERVER_ENTRY], { env: { PATH: process.env.PATH ?? '', PORT: 'eighty' } }).catch((err: { code: number, stderr: string }) => err)
+  t.equal((result as { code: number }).code, 1)
+  t.match((result as { stderr: string }).stderr, /PORT must be an integer/)
+  t.notMatch((result as { stderr: string }).stderr, /at .*\.js:\d+/, 'no stack trace for an operator mistake')
+})
+
+test('operator CLI: create prints a key once, list never shows keys, revoke stops it', async (t) => {
+  const dataDir = tempDataDir(t)
+  const cli = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'keys.js')
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
+  const created = await run(process.execPath, [cli, 'create', '--name', 'acme'], { env })
+  const key = /key: (\S+)/.exec(created.stdout)?.[1] as string
+  const id = /created (key_[0-9a-f]+)/.exec(created.stdout)?.[1] as string
+  t.match(key, /^x402c_/)
+  t.ok(id)
+
+  const server = await startServer({ DATA_DIR: dataDir, CATALOG_SEED: 'none' })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  t.equal((await post(server.url, validBody(), key)).status, 201, 'the new key registers services')
+
+  const listed = await run(process.execPath, [cli, 'list'], { env })
+  t.match(listed.stdout, new RegExp(`${id}\\tacme\\t.*\\tactive`))
+  t.notMatch(listed.stdout, new RegExp(key), 'list never prints the key')
+
+  t.match((await run(process.execPath, [cli, 'revoke', id], { env })).stdout, /revoked/)
+  t.equal((await post(server.url, validBody(), key)).status, 401, 'a revoked key is refused at once')
+  t.match((await run(process.execPath, [cli, 'list'], { env })).stdout, /revoked 20/)
+  t.notMatch(server.output(), new RegExp(key), 'the server never logs the key')
+
+  const unknown = await run(process.execPath, [cli, 'revoke', 'key_nope'], { env }).catch((err: { code: number }) => err)
+  t.equal((unknown as { code: number }).code, 1)
+  const usage = await run(process.execPath, [cli, 'create'], { env }).catch((err: { code: number }) => err)
+  t.equal((usage as { code: number }).code, 2, 'create without --name is a usage error')
+})
