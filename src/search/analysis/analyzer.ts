@@ -1,0 +1,245 @@
+/**
+ * Turns text into search terms. Index-time and query-time analysis live side
+ * by side because they must agree: every form a query can produce has to be
+ * a form the index may hold.
+ */
+import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, splitWords } from './normalize.js'
+import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
+
+export interface IndexedTerm {
+  term: string
+  position: number
+}
+
+export interface QueryWord {
+  /** The normalized word (for inflected Japanese words, its dictionary form). */
+  text: string
+  /** Exact alternative terms, `text` first. */
+  forms: string[]
+}
+
+export type QueryLanguage = 'ja' | 'en'
+
+export interface QueryIntent {
+  tokens: QueryWord[]
+  language: QueryLanguage
+}
+
+/** Words that only carry the conversational frame of an English request. */
+export const ENGLISH_FILLER_WORDS: readonly string[] = [
+  'i', 'im', 'me', 'my', 'we', 'us', 'our', 'you', 'your', 'it', 'this', 'that', 'which', 'there',
+  'a', 'an', 'the', 'some', 'something', 'any', 'anything',
+  'to', 'for', 'of', 'in', 'on', 'at', 'by', 'from', 'with', 'about', 'and', 'or',
+  'is', 'are', 'am', 'be', 'do', 'does', 'can', 'could', 'would', 'will', 'should',
+  'want', 'wants', 'need', 'needs', 'like', 'looking', 'look', 'find', 'search', 'show', 'give', 'get',
+  'know', 'tell', 'recommend', 'use', 'using', 'help', 'please', 'thanks', 'hi', 'hello',
+  'how', 'what', 'where', 'just',
+  'api', 'apis', 'service', 'services', 'endpoint', 'endpoints',
+  // Leftovers of contractions split at the apostrophe (i'm, don't, i'd).
+  'm', 's', 't', 'd', 're', 've', 'll',
+]
+
+/** Dictionary forms that only carry the conversational frame of a Japanese request. */
+export const JAPANESE_FILLER_WORDS: readonly string[] = [
+  '探す', 'さがす', '欲しい', 'ほしい', 'する', 'ある', 'いる', 'なる', 'できる', '出来る',
+  '教える', 'おしえる', '知る', 'しる', '使う', 'つかう', '見つける', 'みつける', '調べる', 'しらべる',
+  '見る', 'みる', '思う', 'おもう', 'くださる', 'ください', 'お願い', 'おねがい', '願う', 'もらう', 'もらえる',
+  'たい', 'いい', 'よい', '良い', 'おすすめ', 'オススメ', 'お勧め', 'お薦め',
+  '利用', '使用', '取得', '方法', 'やり方', 'もの', 'こと', 'ため',
+  'サービス', 'エーピーアイ',
+]
+
+const ENGLISH_FILLERS = new Set(ENGLISH_FILLER_WORDS)
+const JAPANESE_FILLERS = new Set(JAPANESE_FILLER_WORDS)
+
+// Grammar, not content: never indexed, never searched for.
+const GRAMMATICAL_POS = new Set(['記号', '助詞', '助動詞'])
+// Content-poor parts of speech: dropped from intent queries unless nothing else is left.
+const WEAK_POS = new Set(['連体詞', '接続詞', '感動詞', 'フィラー', '副詞', '接頭詞', 'その他'])
+const WEAK_NOUN_DETAILS = new Set(['非自立', '接尾', '代名詞'])
+const INFLECTING_POS = new Set(['動詞', '形容詞'])
+
+const WHOLE_WORD = /^[\p{L}\p{N}\p{M}]+$/u
+const WORD_PIECE = /[\p{L}\p{N}\p{M}]+/gu
+const KANJI = /\p{Script=Han}/u
+const MIN_BIGRAM_RUN = 3
+
+/** A word of the text in reading order: a foreign word taken whole, or a kuromoji token. */
+interface TextUnit {
+  surface: string
+  start: number
+  token?: JapaneseToken
+}
+
+/**
+ * kuromoji tokenizes the whole text (particles need their context to be
+ * recognised), but words in other scripts are taken whole from the text
+ * instead of from its tokens: it would split x402 into x + 402 and tag ASCII
+ * '-' as a noun. Grammatical tokens and tokens without word characters
+ * (spaces, punctuation) are left out.
+ */
+function contentUnits(text: string, tokenizer: JapaneseTokenizer): TextUnit[] {
+  const units: TextUnit[] = []
+  const foreign = foreignWords(text)
+  const inForeign = new Uint8Array(text.length)
+  for (const word of foreign) inForeign.fill(1, word.start, word.start + word.text.length)
+  let next = 0
+  const emitForeignBefore = (end: number): void => {
+    for (let word = foreign[next]; word && word.start < end; word = foreign[++next]) {
+      units.push({ surface: word.text, start: word.start })
+    }
+  }
+
+  // Offsets are recomputed from the surfaces: kuromoji's word_position counts
+  // code points and drifts after sentence punctuation (。、).
+  let offset = 0
+  for (const token of tokenizer.tokenize(text)) {
+    const surface = token.surface_form
+    const start = offset
+    const end = start + surface.length
+    offset = end
+    // Tokens overlapping a foreign word are replaced by that word.
+    emitForeignBefore(end)
+    if (inForeign.subarray(start, end).includes(1)) continue
+    // kuromoji tags kanji it does not know (𠮷, outside the BMP) as 記号; those are words.
+    if (GRAMMATICAL_POS.has(token.pos) && !(token.pos === '記号' && KANJI.test(surface))) continue
+    if (WHOLE_WORD.test(surface)) {
+      units.push({ surface, start, token })
+      continue
+    }
+    // A token mixing symbols with letters: keep only its word pieces, without features.
+    for (const piece of surface.matchAll(WORD_PIECE)) units.push({ surface: piece[0], start: start + piece.index })
+  }
+  emitForeignBefore(Infinity)
+  return units
+}
+
+function isMeaningful(value: string | undefined): value is string {
+  return value !== undefined && value !== '*' && WHOLE_WORD.test(value)
+}
+
+/** Surface, dictionary form, katakana reading and katakana spelling: the ways a word may be written. */
+function unitForms(unit: TextUnit, first: string): string[] {
+  const forms: (string | undefined)[] = [first, unit.surface]
+  const token = unit.token
+  if (token) {
+    const basic = normalizeText(token.basic_form)
+    if (isMeaningful(basic)) forms.push(basic)
+    if (isMeaningful(token.reading)) forms.push(token.reading)
+  }
+  forms.push(katakanaSpelling(first), katakanaSpelling(unit.surface))
+  return [...new Set(forms.filter(isMeaningful))]
+}
+
+/** Character bigrams of every kanji/katakana run of three or more characters. */
+export function characterBigrams(text: string): string[] {
+  return cjkRunBigrams(text).map((b) => b.text)
+}
+
+function cjkRunBigrams(text: string): { text: string; start: number }[] {
+  const bigrams: { text: string; start: number }[] = []
+  for (const run of cjkRuns(text)) {
+    const chars = [...run.text]
+    if (chars.length < MIN_BIGRAM_RUN) continue
+    let offset = run.start
+    for (let i = 0; i + 1 < chars.length; i++) {
+      bigrams.push({ text: `${chars[i]}${chars[i + 1]}`, start: offset })
+      offset += chars[i]!.length
+    }
+  }
+  return bigrams
+}
+
+/**
+ * Index-time analysis of one field. Japanese text yields, per kept word, its
+ * surface, dictionary form and katakana reading (so 天気, てんき and テンキ
+ * meet), plus character bigrams of long kanji/katakana runs (so 音声認識 is
+ * found however kuromoji split リアルタイム音声認識).
+ */
+export function analyzeField(text: string, tokenizer: JapaneseTokenizer): IndexedTerm[] {
+  const normalized = normalizeText(text)
+  if (!isJapanese(normalized)) {
+    return splitWords(normalized).map((term, position) => ({ term, position }))
+  }
+
+  const terms = new Map<string, IndexedTerm>()
+  const add = (term: string, position: number): void => {
+    const key = `${position}\u0000${term}`
+    if (!terms.has(key)) terms.set(key, { term, position })
+  }
+
+  const positionAt: (number | undefined)[] = []
+  contentUnits(normalized, tokenizer).forEach((unit, position) => {
+    for (const form of unitForms(unit, unit.surface)) add(form, position)
+    for (let i = unit.start; i < unit.start + unit.surface.length; i++) positionAt[i] = position
+  })
+
+  for (const bigram of cjkRunBigrams(normalized)) {
+    add(bigram.text, nearestPosition(positionAt, bigram.start))
+  }
+  return [...terms.values()]
+}
+
+// A bigram may start inside a token that was not kept; it then belongs to the
+// nearest kept token before it, or to the first position when there is none.
+function nearestPosition(positionAt: (number | undefined)[], offset: number): number {
+  for (let i = offset; i >= 0; i--) {
+    const position = positionAt[i]
+    if (position !== undefined) return position
+  }
+  return 0
+}
+
+/**
+ * Query-time analysis for catalog search: no morphology, so what the user
+ * typed stays whole (天気予報 is one word); only whitespace and punctuation
+ * separate words.
+ */
+export function splitQueryWords(q: string): QueryWord[] {
+  const seen = new Set<string>()
+  const words: QueryWord[] = []
+  for (const text of splitWords(normalizeText(q))) {
+    if (seen.has(text)) continue
+    seen.add(text)
+    words.push({ text, forms: [...new Set([text, katakanaSpelling(text) ?? text])] })
+  }
+  return words
+}
+
+/**
+ * Query-time analysis for conversational requests ("東京の天気予報を教えてください",
+ * "I want to find a weather API please"): keeps the words that name what is
+ * wanted and drops grammar and request phrasing. If nothing would be left,
+ * the request words themselves are searched rather than nothing.
+ */
+export function analyzeIntent(q: string, tokenizer: JapaneseTokenizer): QueryIntent {
+  const normalized = normalizeText(q)
+  const language: QueryLanguage = isJapanese(normalized) ? 'ja' : 'en'
+  const content: QueryWord[] = []
+  const fallback: QueryWord[] = []
+
+  for (const unit of contentUnits(normalized, tokenizer)) {
+    const token = unit.token
+    const basic = token && isMeaningful(token.basic_form) ? token.basic_form : undefined
+    // Inflected words are searched by dictionary form: 探して → 探す.
+    const text = token && basic && INFLECTING_POS.has(token.pos) ? basic : unit.surface
+    const word: QueryWord = { text, forms: unitForms(unit, text) }
+    fallback.push(word)
+    if (token ? isWeakToken(token) : ENGLISH_FILLERS.has(unit.surface)) continue
+    content.push(word)
+  }
+
+  return { tokens: uniqueByText(content.length > 0 ? content : fallback), language }
+}
+
+function isWeakToken(token: JapaneseToken): boolean {
+  if (WEAK_POS.has(token.pos)) return true
+  if (token.pos_detail_1 === '非自立') return true
+  if (token.pos === '名詞' && WEAK_NOUN_DETAILS.has(token.pos_detail_1)) return true
+  return JAPANESE_FILLERS.has(token.basic_form) || JAPANESE_FILLERS.has(token.surface_form)
+}
+
+function uniqueByText(words: QueryWord[]): QueryWord[] {
+  const seen = new Set<string>()
+  return words.filter((w) => (seen.has(w.text) ? false : (seen.add(w.text), true)))
+}
