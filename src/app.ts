@@ -7,9 +7,11 @@ import type { Config } from './config.js'
 import authPlugin from './plugins/auth.js'
 import errorsPlugin from './plugins/errors.js'
 import storePlugin from './plugins/store.js'
+import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
 import healthRoutes from './routes/health.js'
+import searchRoutes from './routes/search.js'
 import servicesRoutes from './routes/services.js'
 
 /** Largest accepted request body; above it the API answers 413. */
@@ -42,8 +44,10 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
+  await app.register(searchPlugin, { config })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
+  await app.register(searchRoutes)
   return app
 }

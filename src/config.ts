@@ -14,6 +14,10 @@ export interface Config {
   /** 'demo' loads fixtures/services.json into a fresh store, 'none' starts empty, anything else is a JSON file path. */
   seed: string
   logLevel: string
+  /** 'embedded': the API process runs the indexer; 'external': `npm run indexer -- watch` does. */
+  indexer: 'embedded' | 'external'
+  /** Changes per indexer batch. */
+  indexerBatchSize: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -37,12 +41,20 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR ?? './data'
   if (dataDir.trim() === '') throw new ConfigError('DATA_DIR must not be empty')
 
+  const indexer = env.CATALOG_INDEXER ?? 'embedded'
+  if (indexer !== 'embedded' && indexer !== 'external') throw new ConfigError(`CATALOG_INDEXER must be embedded or external, got "${indexer}"`)
+  const batchText = env.INDEXER_BATCH_SIZE ?? '200'
+  const indexerBatchSize = Number(batchText)
+  if (!/^\d+$/.test(batchText) || indexerBatchSize < 1 || indexerBatchSize > 10_000) throw new ConfigError(`INDEXER_BATCH_SIZE must be an integer from 1 to 10000, got "${batchText}"`)
+
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
     dataDir: resolve(dataDir),
     apiKeys,
     seed: env.CATALOG_SEED ?? 'demo',
-    logLevel
+    logLevel,
+    indexer,
+    indexerBatchSize
   }
 }

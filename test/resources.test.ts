@@ -72,14 +72,14 @@ test('OpenAPI 3.1 from the schemas, and a docs UI', async (t) => {
   const app = await build(t, { seed: 'none' })
   const spec = (await app.inject('/openapi.json')).json()
   t.equal(spec.openapi, '3.1.0')
-  for (const path of ['/api/services', '/api/services/{id}', '/api/services/{id}/status', '/api/categories', '/health']) {
+  for (const path of ['/api/services', '/api/services/{id}', '/api/services/{id}/status', '/api/categories', '/health', '/api/catalog/search', '/api/services/search/intent']) {
     t.ok(spec.paths[path], `documents ${path}`)
   }
   const post = spec.paths['/api/services'].post
   t.ok(post.requestBody.content['application/json'].schema.properties.pricing, 'registration body schema is published')
   t.same(post.security, [{ bearerAuth: [] }])
   const params = spec.paths['/api/services'].get.parameters.map((p: { name: string }) => p.name)
-  t.same(params.sort(), ['category', 'chain', 'limit', 'maxPricePerRequest', 'offset', 'sortBy', 'sortOrder', 'status'].sort())
+  t.same(params.sort(), ['category', 'chain', 'limit', 'maxPricePerRequest', 'offset', 'query', 'sortBy', 'sortOrder', 'status'].sort())
   const docs = await app.inject('/docs/')
   t.equal(docs.statusCode, 200)
   t.match(docs.headers['content-type'], /html/)

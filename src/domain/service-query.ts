@@ -21,6 +21,7 @@ const DEFAULT_ORDER: Record<SortField, 'asc' | 'desc'> = { price: 'asc', trustSc
 export const PageSizeSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, at most ${MAX_PAGE_SIZE}` })
 
 export const ListQueryProperties = {
+  query: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Keyword search (typo-tolerant, Japanese and English); results rank by relevance unless sortBy is given' })),
   category: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Category id' })),
   chain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Network: x402 name (base) or CAIP-2 id (eip155:8453)' })),
   status: Type.Optional(ServiceStatusEnum),
@@ -35,6 +36,8 @@ export const ListQuerySchema = Type.Object(ListQueryProperties, { additionalProp
 export type ListQuery = Static<typeof ListQuerySchema>
 
 export interface StoreQuery {
+  /** Keyword search text, when given. */
+  text: string | undefined
   filter: ServiceFilter
   /** Undefined when the client asked for no order (search then ranks by relevance). */
   sort: ServiceSort | undefined
@@ -58,7 +61,8 @@ export function toStoreQuery (query: ListQuery): StoreQuery {
   let sort: ServiceSort | undefined
   if (query.sortBy !== undefined) sort = { field: query.sortBy, order: query.sortOrder ?? DEFAULT_ORDER[query.sortBy] }
   else if (query.sortOrder !== undefined) throw new ValidationError('sortOrder', 'needs sortBy')
-  return { filter, sort, page: { limit: query.limit ?? DEFAULT_PAGE_SIZE, offset: query.offset ?? 0 } }
+  if (query.query !== undefined && query.query.trim() === '') throw new ValidationError('query', 'must not be blank')
+  return { text: query.query, filter, sort, page: { limit: query.limit ?? DEFAULT_PAGE_SIZE, offset: query.offset ?? 0 } }
 }
 
 export const DEFAULT_SORT: ServiceSort = { field: 'createdAt', order: 'desc' }

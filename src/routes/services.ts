@@ -7,6 +7,8 @@ import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus } from '
 import { DEFAULT_SORT, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { NotFoundError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
+import { splitQueryWords } from '../search/analysis/analyzer.js'
+import { searchServices } from './search.js'
 
 const IdParams = Type.Object({ id: Type.String({ pattern: SERVICE_ID_PATTERN, description: 'Service id (svc_…)' }) })
 
@@ -22,7 +24,12 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
     }
   }, async (request, reply) => {
-    const { filter, sort, page } = toStoreQuery(request.query)
+    const { text, filter, sort, page } = toStoreQuery(request.query)
+    if (text !== undefined) {
+      const found = await searchServices(app, { words: splitQueryWords(text), filter, sort, page, prefixLastWord: true })
+      void reply.header('x-total-count', found.total)
+      return found.hits.map((hit) => hit.service)
+    }
     const result = await app.store.listServices(filter, sort ?? DEFAULT_SORT, page)
     void reply.header('x-total-count', result.total)
     return result.items.map(toService)
@@ -67,6 +74,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const record = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
     await app.store.insertService(record)
+    app.searchIndex.indexer.notify()
     void reply.code(201).header('location', `/api/services/${record.id}`)
     return toService(record)
   })

@@ -9,6 +9,8 @@ import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
 export interface IndexedTerm {
   term: string
   position: number
+  /** A character bigram of a kanji/katakana run rather than a word of the text. */
+  bigram?: true
 }
 
 export interface QueryWord {
@@ -163,9 +165,9 @@ export function analyzeField(text: string, tokenizer: JapaneseTokenizer): Indexe
   }
 
   const terms = new Map<string, IndexedTerm>()
-  const add = (term: string, position: number): void => {
+  const add = (term: string, position: number, bigram = false): void => {
     const key = `${position}\u0000${term}`
-    if (!terms.has(key)) terms.set(key, { term, position })
+    if (!terms.has(key)) terms.set(key, bigram ? { term, position, bigram } : { term, position })
   }
 
   const positionAt: (number | undefined)[] = []
@@ -175,7 +177,7 @@ export function analyzeField(text: string, tokenizer: JapaneseTokenizer): Indexe
   })
 
   for (const bigram of cjkRunBigrams(normalized)) {
-    add(bigram.text, nearestPosition(positionAt, bigram.start))
+    add(bigram.text, nearestPosition(positionAt, bigram.start), true)
   }
   return [...terms.values()]
 }

@@ -1,0 +1,141 @@
+/**
+ * The indexer: tails the store's change feed and mirrors each service into the search
+ * engine. The checkpoint is written in the same transaction as the documents, so a
+ * crash between batches resumes exactly where it stopped, and replaying a batch is
+ * harmless (documents are upserted whole).
+ */
+import type { Logger } from 'pino'
+import type { CatalogStore } from '../src/store/catalog-store.js'
+import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
+import type { SearchDocument, SearchEngine } from '../src/search/search-engine.js'
+import { toSearchDocument } from './search-document.js'
+
+export interface IndexerOptions {
+  store: CatalogStore
+  engine: SearchEngine
+  tokenizer: JapaneseTokenizer
+  logger: Pick<Logger, 'info' | 'error' | 'debug'>
+  /** Changes per batch (one engine transaction each). */
+  batchSize?: number
+  /** How often to look for changes when nobody calls notify(). */
+  pollMs?: number
+}
+
+export interface IndexerStatus {
+  storeCount: number
+  indexCount: number
+  checkpoint: number
+  latestSeq: number
+  /** Changes written to the store and not yet in the index. */
+  lag: number
+}
+
+export const DEFAULT_BATCH_SIZE = 200
+export const DEFAULT_POLL_MS = 100
+
+export class Indexer {
+  readonly #options: Required<IndexerOptions>
+  readonly #abort = new AbortController()
+  #wake: (() => void) | undefined
+  #running: Promise<void> | undefined
+  #caughtUp: Array<{ seq: number, resolve: () => void }> = []
+
+  constructor (options: IndexerOptions) {
+    this.#options = { batchSize: DEFAULT_BATCH_SIZE, pollMs: DEFAULT_POLL_MS, ...options }
+  }
+
+  /** Applies pending changes in batches until caught up; returns how many were applied. */
+  async catchUp (): Promise<number> {
+    const { store, engine, tokenizer, batchSize } = this.#options
+    let applied = 0
+    for (;;) {
+      const { checkpoint } = await engine.stats()
+      const changes = await store.changesSince(checkpoint, batchSize)
+      if (changes.length === 0) break
+      const documents = changes.map((change) => toSearchDocument(change.service, change.seq, tokenizer))
+      await engine.apply(documents, (changes.at(-1) as { seq: number }).seq)
+      applied += changes.length
+      this.#options.logger.debug({ applied: changes.length, checkpoint: changes.at(-1)?.seq }, 'indexed batch')
+    }
+    return applied
+  }
+
+  /** Runs until stop(): catches up, then waits for notify() or the poll interval. */
+  start (): void {
+    if (this.#running !== undefined) return
+    const signal = this.#abort.signal
+    this.#running = (async () => {
+      while (!signal.aborted) {
+        try {
+          await this.catchUp()
+          await this.#resolveWaiters()
+        } catch (err) {
+          this.#options.logger.error({ err }, 'indexing failed; retrying')
+        }
+        if (signal.aborted) break
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.#options.pollMs)
+          this.#wake = () => { clearTimeout(timer); resolve() }
+        })
+        this.#wake = undefined
+      }
+    })()
+  }
+
+  /** A change was just written: index it now rather than at the next poll. */
+  notify (): void {
+    this.#wake?.()
+  }
+
+  /** Resolves once everything the store holds now is searchable. */
+  async waitForCatchUp (): Promise<void> {
+    const seq = await this.#options.store.latestSeq()
+    if ((await this.#options.engine.stats()).checkpoint >= seq) return
+    await new Promise<void>((resolve) => {
+      this.#caughtUp.push({ seq, resolve })
+      this.notify()
+    })
+  }
+
+  async #resolveWaiters (): Promise<void> {
+    if (this.#caughtUp.length === 0) return
+    const { checkpoint } = await this.#options.engine.stats()
+    this.#caughtUp = this.#caughtUp.filter((waiter) => (waiter.seq <= checkpoint ? (waiter.resolve(), false) : true))
+  }
+
+  async stop (): Promise<void> {
+    this.#abort.abort()
+    this.#wake?.()
+    await this.#running
+  }
+
+  /**
+   * Rebuilds the whole index from the store; searches use the old index until the swap.
+   * It reads the store up to the sequence current at the start; later changes are
+   * applied by the watch loop from that checkpoint on.
+   */
+  async reindex (onProgress: (done: number, total: number) => void = () => {}): Promise<number> {
+    const { store, engine, tokenizer, batchSize } = this.#options
+    const [total, upTo] = await Promise.all([store.countServices(), store.latestSeq()])
+    let done = 0
+    async function * batches (): AsyncGenerator<SearchDocument[]> {
+      let last = 0
+      while (last < upTo) {
+        const changes = (await store.changesSince(last, batchSize)).filter((change) => change.seq <= upTo)
+        if (changes.length === 0) return
+        last = (changes.at(-1) as { seq: number }).seq
+        done += changes.length
+        yield changes.map((change) => toSearchDocument(change.service, change.seq, tokenizer))
+        onProgress(Math.min(done, total), total)
+      }
+    }
+    await engine.rebuild(batches(), upTo)
+    return done
+  }
+
+  async status (): Promise<IndexerStatus> {
+    const { store, engine } = this.#options
+    const [storeCount, latestSeq, stats] = await Promise.all([store.countServices(), store.latestSeq(), engine.stats()])
+    return { storeCount, indexCount: stats.documents, checkpoint: stats.checkpoint, latestSeq, lag: Math.max(0, latestSeq - stats.checkpoint) }
+  }
+}

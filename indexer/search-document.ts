@@ -1,0 +1,35 @@
+/** Turns a service record into its search document: filter fields plus analyzed text. */
+import { CATEGORIES } from '../src/domain/categories.js'
+import type { ServiceRecord } from '../src/domain/service.js'
+import { analyzeField } from '../src/search/analysis/analyzer.js'
+import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
+import type { SearchDocument } from '../src/search/search-engine.js'
+import { nameSortKey } from '../src/store/sqlite-store.js'
+
+const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
+
+export function toSearchDocument (record: ServiceRecord, seq: number, tokenizer: JapaneseTokenizer): SearchDocument {
+  // The category's English and Japanese names make "天気" find weather services whose text never says so.
+  const text = {
+    name: record.name,
+    category: categoryText.get(record.category) ?? record.category,
+    description: record.description
+  }
+  return {
+    id: record.id,
+    seq,
+    category: record.category,
+    status: record.status,
+    chains: record.supportedChains,
+    priceAtomic: record.priceAtomic,
+    trustScore: record.trustScore,
+    nameSort: nameSortKey(record.name),
+    createdAt: record.createdAt,
+    text,
+    terms: {
+      name: analyzeField(text.name, tokenizer),
+      category: analyzeField(text.category, tokenizer),
+      description: analyzeField(text.description, tokenizer)
+    }
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Search: the kuromoji tokenizer (loaded once per process), the embedded FTS5 engine
+ * and, in the embedded topology, the indexer loop inside the API process.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
+import { Indexer } from '../../indexer/indexer.js'
+import { loadTokenizer, type JapaneseTokenizer } from '../search/analysis/tokenizer.js'
+import type { SearchEngine } from '../search/search-engine.js'
+import { SqliteSearchEngine } from '../search/sqlite-engine.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    searchIndex: {
+      engine: SearchEngine
+      tokenizer: JapaneseTokenizer
+      indexer: Indexer
+      /** Whether this process runs the indexer loop. */
+      embeddedIndexer: boolean
+    }
+    /** Resolves once every service in the store is searchable (tests, readiness). */
+    searchReady: () => Promise<void>
+  }
+}
+
+export default fp(async function searchPlugin (app: FastifyInstance, opts: { config: Config }) {
+  const tokenizer = await loadTokenizer()
+  const engine = new SqliteSearchEngine(opts.config.dataDir)
+  const indexer = new Indexer({
+    store: app.store,
+    engine,
+    tokenizer,
+    logger: app.log.child({ component: 'indexer' }),
+    batchSize: opts.config.indexerBatchSize
+  })
+  const embeddedIndexer = opts.config.indexer === 'embedded'
+  app.decorate('searchIndex', { engine, tokenizer, indexer, embeddedIndexer })
+  app.decorate('searchReady', async () => {
+    if (embeddedIndexer) await indexer.waitForCatchUp()
+    else await indexer.catchUp()
+  })
+  if (embeddedIndexer) {
+    // Index what is there before serving, so a fresh start answers searches at once.
+    await indexer.catchUp()
+    indexer.start()
+  }
+  app.addHook('onClose', async () => {
+    await indexer.stop()
+    await engine.close()
+  })
+}, { name: 'search', dependencies: ['store'] })

@@ -1,0 +1,324 @@
+/**
+ * Embedded SearchEngine on SQLite FTS5, ranking like Meilisearch: a bucket sort on
+ * words matched → typos → proximity → attribute → exactness, then trust score and id.
+ *
+ * Layout: one FTS5 row per service; each attribute has four position-aligned columns
+ * (the word, its base form, reading, …: column k holds the k-th form at every position,
+ * padded with a filler) so FTS5 offsets are word positions for proximity, plus a loose
+ * column for further forms and bigrams. Tables carry a generation suffix: a rebuild fills
+ * the next generation while searches read the current one, then swaps in one transaction.
+ * Filters, ranking and paging run in SQL; JavaScript only plans the query terms.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import type { IndexedTerm } from './analysis/analyzer.js'
+import { loadSynonyms } from './synonyms.js'
+import { EXACTNESS, planQuery, type PlannedWord } from './query-plan.js'
+import {
+  SEARCH_ATTRIBUTES, type IndexStats, type MatchKind, type MatchedToken, type SearchDocument, type SearchEngine,
+  type SearchHit, type SearchQuery, type SearchResult
+} from './search-engine.js'
+import { Vocabulary } from './vocabulary.js'
+import type { SortField } from '../store/catalog-store.js'
+
+export const SEARCH_FILE = 'search.sqlite'
+
+const ALIGNED_FORMS = 4
+const FILLER = '\u2400'
+const ATTRIBUTE_LETTERS = ['n', 'c', 'd'] as const
+const COLUMNS = ATTRIBUTE_LETTERS.flatMap((letter) => [...Array.from({ length: ALIGNED_FORMS }, (_, k) => `${letter}${k}`), `${letter}x`])
+/** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
+const MAX_DISTANCE = 8
+/** The vocabulary is reloaded at most this often while the index keeps changing. */
+const VOCABULARY_REFRESH_MS = 1000
+
+const KINDS: readonly MatchKind[] = ['exact', 'reading', 'synonym', 'bigram', 'prefix', 'typo']
+
+const SORT_COLUMNS: Record<SortField, string> = {
+  price: 'd.price_atomic',
+  trustScore: 'd.trust_score',
+  name: 'd.name_sort',
+  createdAt: 'd.created_at'
+}
+
+/**
+ * FTS5 column texts for one attribute: word forms aligned by position, then the loose
+ * rest (bigrams, and forms beyond the aligned columns).
+ */
+function columnTexts (terms: readonly IndexedTerm[]): string[] {
+  const byPosition: string[][] = []
+  const loose: string[] = []
+  for (const { term, position, bigram } of terms) {
+    if (bigram === true) loose.push(term)
+    else (byPosition[position] ??= []).push(term)
+  }
+  const aligned: string[][] = Array.from({ length: ALIGNED_FORMS }, () => [])
+  for (const forms of byPosition) {
+    for (let k = 0; k < ALIGNED_FORMS; k++) (aligned[k] as string[]).push(forms?.[k] ?? FILLER)
+    if (forms !== undefined) loose.push(...forms.slice(ALIGNED_FORMS))
+  }
+  return [...aligned.map((column) => column.join(' ')), loose.join(' ')]
+}
+
+interface RankedRow {
+  id: string
+  doc: number
+  words: number
+  typos: number
+  proximity: number
+  attr: number
+  exactness: number
+  total: number
+  matches: string
+}
+
+export class SqliteSearchEngine implements SearchEngine {
+  readonly #db: Database.Database
+  readonly #synonyms = loadSynonyms()
+  #vocabulary: { generation: number, version: number, loadedAt: number, words: Vocabulary } | undefined
+
+  constructor (dataDir: string) {
+    mkdirSync(dataDir, { recursive: true })
+    this.#db = new Database(join(dataDir, SEARCH_FILE))
+    this.#db.pragma('journal_mode = WAL')
+    this.#db.pragma('synchronous = NORMAL')
+    this.#db.pragma('busy_timeout = 5000')
+    this.#db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT')
+    this.#db.transaction(() => {
+      if (this.#meta('generation') === undefined) {
+        this.#createGeneration(1)
+        this.#setMeta('generation', 1)
+        this.#setMeta('checkpoint', 0)
+        this.#setMeta('version', 0)
+      }
+    }).immediate()
+  }
+
+  #meta (key: string): number | undefined {
+    return (this.#db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: number } | undefined)?.value
+  }
+
+  #setMeta (key: string, value: number): void {
+    this.#db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
+  }
+
+  #generation (): number {
+    return this.#meta('generation') as number
+  }
+
+  #createGeneration (g: number): void {
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS docs_${g} (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        seq INTEGER NOT NULL,
+        category TEXT NOT NULL,
+        status TEXT NOT NULL,
+        price_atomic INTEGER NOT NULL,
+        trust_score INTEGER NOT NULL,
+        name_sort TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE IF NOT EXISTS chains_${g} (chain TEXT NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (chain, doc)) STRICT, WITHOUT ROWID;
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts_${g} USING fts5(${COLUMNS.join(', ')}, tokenize = 'ascii', content = '', contentless_delete = 1);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts_${g}_instances USING fts5vocab(fts_${g}, instance);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts_${g}_terms USING fts5vocab(fts_${g}, col);
+    `)
+  }
+
+  #dropGeneration (g: number): void {
+    this.#db.exec(`
+      DROP TABLE IF EXISTS fts_${g}_instances; DROP TABLE IF EXISTS fts_${g}_terms; DROP TABLE IF EXISTS fts_${g};
+      DROP TABLE IF EXISTS chains_${g}; DROP TABLE IF EXISTS docs_${g};
+    `)
+  }
+
+  /** Writes documents into generation `g`; a document older than the stored one is skipped. */
+  #write (g: number, documents: readonly SearchDocument[]): void {
+    const find = this.#db.prepare(`SELECT rowid, seq FROM docs_${g} WHERE id = ?`)
+    const insertDoc = this.#db.prepare(`INSERT INTO docs_${g} (id, seq, category, status, price_atomic, trust_score, name_sort, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+    const updateDoc = this.#db.prepare(`UPDATE docs_${g} SET seq = ?, category = ?, status = ?, price_atomic = ?, trust_score = ?, name_sort = ?, created_at = ? WHERE rowid = ?`)
+    const deleteText = this.#db.prepare(`DELETE FROM fts_${g} WHERE rowid = ?`)
+    const deleteChains = this.#db.prepare(`DELETE FROM chains_${g} WHERE doc = ?`)
+    const insertText = this.#db.prepare(`INSERT INTO fts_${g} (rowid, ${COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(COLUMNS.length)})`)
+    const insertChain = this.#db.prepare(`INSERT INTO chains_${g} (chain, doc) VALUES (?, ?)`)
+    for (const doc of documents) {
+      const fields = [doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt] as const
+      const existing = find.get(doc.id) as { rowid: number, seq: number } | undefined
+      let rowid: number
+      if (existing === undefined) {
+        rowid = Number(insertDoc.run(doc.id, doc.seq, ...fields).lastInsertRowid)
+      } else {
+        if (existing.seq > doc.seq) continue
+        rowid = existing.rowid
+        updateDoc.run(doc.seq, ...fields, rowid)
+        deleteText.run(rowid)
+        deleteChains.run(rowid)
+      }
+      insertText.run(rowid, ...SEARCH_ATTRIBUTES.flatMap((attribute) => columnTexts(doc.terms[attribute])))
+      for (const chain of new Set(doc.chains)) insertChain.run(chain, rowid)
+    }
+  }
+
+  async apply (documents: readonly SearchDocument[], checkpoint: number): Promise<void> {
+    this.#db.transaction(() => {
+      this.#write(this.#generation(), documents)
+      this.#setMeta('checkpoint', Math.max(this.#meta('checkpoint') ?? 0, checkpoint))
+      this.#setMeta('version', (this.#meta('version') ?? 0) + 1)
+    }).immediate()
+  }
+
+  async rebuild (batches: AsyncIterable<readonly SearchDocument[]>, checkpoint: number): Promise<void> {
+    const next = (this.#db.prepare("SELECT MAX(value) AS g FROM meta WHERE key IN ('generation', 'building')").get() as { g: number }).g + 1
+    this.#db.transaction(() => {
+      this.#createGeneration(next)
+      this.#setMeta('building', next)
+    }).immediate()
+    try {
+      for await (const batch of batches) this.#db.transaction(() => { this.#write(next, batch) }).immediate()
+    } catch (err) {
+      this.#db.transaction(() => { this.#dropGeneration(next); this.#db.prepare("DELETE FROM meta WHERE key = 'building'").run() }).immediate()
+      throw err
+    }
+    this.#db.transaction(() => {
+      const previous = this.#generation()
+      this.#setMeta('generation', next)
+      this.#setMeta('checkpoint', checkpoint)
+      this.#setMeta('version', (this.#meta('version') ?? 0) + 1)
+      this.#db.prepare("DELETE FROM meta WHERE key = 'building'").run()
+      this.#dropGeneration(previous)
+    }).immediate()
+  }
+
+  #currentVocabulary (g: number): Vocabulary {
+    const version = this.#meta('version') as number
+    const cached = this.#vocabulary
+    const fresh = cached !== undefined && cached.generation === g &&
+      (cached.version === version || Date.now() - cached.loadedAt < VOCABULARY_REFRESH_MS)
+    if (fresh) return cached.words
+    // Words only: bigrams and the filler would make typo, prefix and compound candidates noise.
+    const rows = this.#db.prepare(`SELECT term, SUM(doc) AS documents FROM fts_${g}_terms WHERE col NOT LIKE '_x' AND term != ? GROUP BY term`)
+      .all(FILLER) as Array<{ term: string, documents: number }>
+    const words = new Vocabulary(rows)
+    this.#vocabulary = { generation: g, version, loadedAt: Date.now(), words }
+    return words
+  }
+
+  async search (query: SearchQuery): Promise<SearchResult> {
+    const read = this.#db.transaction(() => {
+      const g = this.#generation()
+      const plan = planQuery(query.words, this.#currentVocabulary(g), this.#synonyms, { prefixLastWord: query.prefixLastWord })
+      if (plan.length === 0) return { total: 0, rows: [] as RankedRow[], plan }
+      return { ...this.#rank(g, plan, query), plan }
+    })
+    // A deferred transaction: one consistent snapshot even if a rebuild swaps meanwhile.
+    const { rows, plan } = read()
+    const total = rows[0]?.total ?? 0
+    return { total, hits: rows.map((row) => this.#hit(row, plan)) }
+  }
+
+  #rank (g: number, plan: PlannedWord[], query: SearchQuery): { rows: RankedRow[] } {
+    const candidates = plan.flatMap((word, w) => word.candidates.map((c) => [w, c.term, c.typos, EXACTNESS[c.kind], KINDS.indexOf(c.kind)]))
+    const where: string[] = []
+    const params: Record<string, string | number> = {
+      plan: JSON.stringify(candidates),
+      limit: query.page.limit,
+      offset: query.page.offset
+    }
+    const { filter } = query
+    if (filter.category !== undefined) { where.push('d.category = @category'); params.category = filter.category }
+    if (filter.status !== undefined) { where.push('d.status = @status'); params.status = filter.status }
+    if (filter.maxPriceAtomic !== undefined) { where.push('d.price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
+    if (filter.chain !== undefined) { where.push(`EXISTS (SELECT 1 FROM chains_${g} c WHERE c.chain = @chain AND c.doc = d.rowid)`); params.chain = filter.chain }
+    const order = query.sort === undefined
+      ? 'r.words DESC, r.typos, r.proximity, r.attr, r.exactness, d.trust_score DESC, d.id'
+      : `${SORT_COLUMNS[query.sort.field]} ${query.sort.order === 'asc' ? 'ASC' : 'DESC'}, d.id ${query.sort.order === 'asc' ? 'ASC' : 'DESC'}`
+    const sql = `
+      WITH q(w, term, typos, ex, kind) AS (
+        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(@plan)
+      ),
+      occ AS MATERIALIZED (
+        SELECT q.w, q.term, q.typos, q.ex, q.kind, i.doc,
+               instr('ncd', substr(i.col, 1, 1)) - 1 AS attr,
+               substr(i.col, 2) = 'x' AS loose,
+               i.offset AS pos
+        FROM q JOIN fts_${g}_instances i ON i.term = q.term
+      ),
+      best AS MATERIALIZED (
+        SELECT doc, w, MIN(typos) AS typos, MIN(attr) AS attr, MIN(ex) AS ex FROM occ GROUP BY doc, w
+      ),
+      near AS MATERIALIZED (
+        -- Words in reverse order count one step further apart, as in Meilisearch.
+        SELECT a.doc, MIN(MIN(CASE WHEN b.pos > a.pos THEN b.pos - a.pos ELSE a.pos - b.pos + 1 END), ${MAX_DISTANCE}) AS d
+        FROM occ a JOIN occ b ON b.doc = a.doc AND b.w = a.w + 1 AND b.attr = a.attr
+        WHERE NOT a.loose AND NOT b.loose
+        GROUP BY a.doc, a.w
+      ),
+      ranked AS (
+        SELECT b.doc, COUNT(*) AS words, SUM(b.typos) AS typos, SUM(b.attr) AS attr, SUM(b.ex) AS exactness,
+               ${MAX_DISTANCE} * (COUNT(*) - 1) - COALESCE((SELECT SUM(${MAX_DISTANCE} - n.d) FROM near n WHERE n.doc = b.doc), 0) AS proximity
+        FROM best b GROUP BY b.doc
+      ),
+      page AS (
+        SELECT d.id, r.doc, r.words, r.typos, r.proximity, r.attr, r.exactness, COUNT(*) OVER () AS total,
+               ROW_NUMBER() OVER (ORDER BY ${order}) AS n
+        FROM ranked r JOIN docs_${g} d ON d.rowid = r.doc
+        ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+        ORDER BY ${order}
+        LIMIT @limit OFFSET @offset
+      )
+      SELECT page.*, (SELECT json_group_array(json_array(o.w, o.term, o.typos, o.kind, o.attr)) FROM occ o WHERE o.doc = page.doc) AS matches
+      FROM page ORDER BY page.n`
+    const rows = this.#db.prepare(sql).all(params) as RankedRow[]
+    return { rows }
+  }
+
+  /** Score in [0, 1]: the bucket ranks read as one mixed-radix number, so it orders exactly like the ranking. */
+  #hit (row: RankedRow, plan: PlannedWord[]): SearchHit {
+    const n = plan.length
+    const digits: Array<[number, number]> = [
+      [n - row.words, n],
+      [row.typos, 2 * n + 1],
+      [row.proximity, MAX_DISTANCE * Math.max(0, n - 1) + 1],
+      [row.attr, 2 * n + 1],
+      [row.exactness, 2 * n + 1]
+    ]
+    let rank = 0
+    let range = 1
+    for (const [value, radix] of digits) {
+      rank = rank * radix + Math.min(value, radix - 1)
+      range *= radix
+    }
+    const score = Math.round((1 - rank / range) * 10000) / 10000
+
+    const best = new Map<number, MatchedToken & { order: number }>()
+    for (const [w, term, typos, kindIndex, attr] of JSON.parse(row.matches) as Array<[number, string, number, number, number]>) {
+      const kind = KINDS[kindIndex] as MatchKind
+      const order = (EXACTNESS[kind] + typos) * 10 + attr
+      const current = best.get(w)
+      if (current === undefined || order < current.order) {
+        best.set(w, { word: plan[w]?.text ?? term, term, attribute: SEARCH_ATTRIBUTES[attr] ?? 'description', kind, typos, order })
+      }
+    }
+    const matchedTokens = [...best.entries()].sort(([a], [b]) => a - b).map(([, { order: _order, ...token }]) => token)
+    return { id: row.id, score, matchedTokens }
+  }
+
+  async stats (): Promise<IndexStats> {
+    return this.#db.transaction(() => {
+      const g = this.#generation()
+      const documents = (this.#db.prepare(`SELECT COUNT(*) AS n FROM docs_${g}`).get() as { n: number }).n
+      return { documents, checkpoint: this.#meta('checkpoint') ?? 0 }
+    })()
+  }
+
+  /** Ids of every indexed document (operators' consistency checks and tests). */
+  async indexedIds (): Promise<string[]> {
+    return (this.#db.prepare(`SELECT id FROM docs_${this.#generation()} ORDER BY id`).all() as Array<{ id: string }>).map((r) => r.id)
+  }
+
+  async close (): Promise<void> {
+    if (this.#db.open) this.#db.close()
+  }
+}
