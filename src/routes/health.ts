@@ -1,29 +1,55 @@
-/** /health: 200 while every dependency works, 503 when the store is unusable. */
+/**
+ * /health: the state of each dependency. 200 while the store and the search engine
+ * answer; 503 when either is unusable. Indexer lag is reported, not judged: a backlog
+ * after a bulk load is normal and drains by itself.
+ */
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
-const DependencySchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
-  message: Type.Optional(Type.String()),
-  services: Type.Optional(Type.Integer())
-}, { additionalProperties: true })
+const State = Type.Union([Type.Literal('ok'), Type.Literal('error')])
 
 const HealthSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
-  store: DependencySchema
-}, { additionalProperties: true })
+  status: State,
+  store: Type.Object({
+    status: State,
+    services: Type.Optional(Type.Integer()),
+    message: Type.Optional(Type.String())
+  }),
+  search: Type.Object({
+    status: State,
+    engine: Type.String({ description: 'Search engine adapter' }),
+    indexer: Type.String({ description: 'embedded (in this process) or external (npm run indexer -- watch)' }),
+    documents: Type.Optional(Type.Integer({ description: 'Services in the search index' })),
+    checkpoint: Type.Optional(Type.Integer({ description: 'Last change-feed sequence indexed' })),
+    lag: Type.Optional(Type.Integer({ description: 'Changes in the store not yet indexed' })),
+    message: Type.Optional(Type.String())
+  })
+})
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
     schema: { tags: ['health'], summary: 'State of each dependency', response: { 200: HealthSchema, 503: HealthSchema } }
   }, async (_request, reply) => {
-    try {
-      await app.store.ping()
-      const services = await app.store.countServices()
-      return { status: 'ok' as const, store: { status: 'ok' as const, services } }
-    } catch (err) {
-      return await reply.code(503).send({ status: 'error', store: { status: 'error', message: (err as Error).message } })
-    }
+    const store = await (async () => {
+      try {
+        await app.store.ping()
+        return { status: 'ok' as const, services: await app.store.countServices() }
+      } catch (err) {
+        return { status: 'error' as const, message: (err as Error).message }
+      }
+    })()
+    const base = { engine: 'sqlite-fts5', indexer: app.searchIndex.embeddedIndexer ? 'embedded' : 'external' }
+    const search = await (async () => {
+      try {
+        const stats = await app.searchIndex.engine.stats()
+        const lag = store.status === 'ok' ? Math.max(0, await app.store.latestSeq() - stats.checkpoint) : undefined
+        return { status: 'ok' as const, ...base, documents: stats.documents, checkpoint: stats.checkpoint, ...(lag === undefined ? {} : { lag }) }
+      } catch (err) {
+        return { status: 'error' as const, ...base, message: (err as Error).message }
+      }
+    })()
+    const healthy = store.status === 'ok' && search.status === 'ok'
+    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'error', store, search })
   })
 }
 

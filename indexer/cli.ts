@@ -1,0 +1,67 @@
+/**
+ * The indexer as its own process and the operators' CLI (npm run indexer -- <command>):
+ *   watch     tail the change feed and keep the search index current (scaled topology,
+ *             or with CATALOG_INDEXER=external)
+ *   reindex   rebuild the index from the store; searches keep using the old index until
+ *             the new one is complete, then it swaps in atomically
+ *   status    store count, index count, checkpoint and lag
+ */
+import closeWithGrace from 'close-with-grace'
+import { pino } from 'pino'
+import { loadConfig } from '../src/config.js'
+import { CatalogError } from '../src/errors.js'
+import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
+import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
+import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { Indexer } from './indexer.js'
+import { progressBar } from './progress.js'
+
+const USAGE = 'usage: npm run indexer -- watch | reindex | status'
+
+async function main (command: string | undefined): Promise<number> {
+  if (command !== 'watch' && command !== 'reindex' && command !== 'status') {
+    console.error(USAGE)
+    return 2
+  }
+  const config = loadConfig()
+  const logger = pino({ level: config.logLevel, base: { component: 'indexer' } })
+  const store = new SqliteCatalogStore(config.dataDir)
+  const engine = new SqliteSearchEngine(config.dataDir)
+  const close = async (): Promise<void> => { await engine.close(); await store.close() }
+  // status needs no dictionary: skip the ~0.7 s kuromoji load.
+  const tokenizer = command === 'status' ? undefined : await loadTokenizer()
+  const indexer = new Indexer({ store, engine, tokenizer: tokenizer as NonNullable<typeof tokenizer>, logger, batchSize: config.indexerBatchSize })
+
+  if (command === 'status') {
+    const status = await indexer.status()
+    console.log(`store services:   ${status.storeCount}`)
+    console.log(`index documents:  ${status.indexCount}`)
+    console.log(`checkpoint:       ${status.checkpoint} of ${status.latestSeq}`)
+    console.log(`lag:              ${status.lag} change${status.lag === 1 ? '' : 's'}`)
+    await close()
+    return 0
+  }
+
+  if (command === 'reindex') {
+    const started = performance.now()
+    const count = await indexer.reindex(progressBar('reindex'))
+    console.log(`reindexed ${count} services in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    await close()
+    return 0
+  }
+
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err !== undefined) logger.error({ err }, 'closing after an error')
+    else logger.info({ signal }, 'closing')
+    await indexer.stop()
+    await close()
+  })
+  logger.info({ dataDir: config.dataDir, batchSize: config.indexerBatchSize }, 'watching the change feed')
+  indexer.start()
+  return 0
+}
+
+main(process.argv[2]).then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
+  console.error(`indexer: ${err instanceof CatalogError ? err.message : String((err as Error).stack ?? err)}`)
+  process.exitCode = 1
+})

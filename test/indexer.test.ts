@@ -1,0 +1,135 @@
+import { execFile, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { test } from 'tap'
+import { Indexer } from '../indexer/indexer.js'
+import { toSearchDocument } from '../indexer/search-document.js'
+import { readSeedFile, seedRecords } from '../src/domain/seed.js'
+import type { ServiceRecord } from '../src/domain/service.js'
+import { PROJECT_ROOT } from '../src/paths.js'
+import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
+import type { SearchDocument } from '../src/search/search-engine.js'
+import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
+import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { tempDataDir } from './helper.js'
+
+const run = promisify(execFile)
+const CLI = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')
+const silent = { info: () => {}, error: () => {}, debug: () => {} }
+const demo = readSeedFile('demo')
+
+/** `count` distinct services: the demo catalog repeated with distinct endpoints and names. */
+function manyRecords (count: number): ServiceRecord[] {
+  const entries = Array.from({ length: count }, (_, i) => {
+    const base = demo[i % demo.length] as (typeof demo)[number]
+    return { ...base, name: `${base.name} ${i}`, endpoint: `${base.endpoint}/copy-${i}` }
+  })
+  return seedRecords(entries, new Date().toISOString())
+}
+
+async function sortedStoreIds (store: SqliteCatalogStore): Promise<string[]> {
+  return (await store.listServices({}, { field: 'createdAt', order: 'asc' }, { limit: 100_000, offset: 0 })).items.map((r) => r.id).sort()
+}
+
+test('the standalone indexer survives kill -9 between batches and converges', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  t.teardown(() => store.close())
+  await store.insertServices(manyRecords(3000))
+  const latest = await store.latestSeq()
+  const engine = new SqliteSearchEngine(dataDir)
+  t.teardown(() => engine.close())
+
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, INDEXER_BATCH_SIZE: '25', LOG_LEVEL: 'warn' }
+  const watcher = spawn(process.execPath, [CLI, 'watch'], { env, stdio: 'ignore' })
+  const exited = new Promise((resolve) => watcher.on('exit', (_code, signal) => resolve(signal)))
+  let checkpoint = 0
+  for (let i = 0; i < 2000 && checkpoint === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    checkpoint = (await engine.stats()).checkpoint
+  }
+  watcher.kill('SIGKILL')
+  t.equal(await exited, 'SIGKILL')
+  const atCrash = await engine.stats()
+  t.ok(atCrash.checkpoint > 0 && atCrash.checkpoint < latest, `killed mid-way (checkpoint ${atCrash.checkpoint} of ${latest})`)
+  t.equal(atCrash.documents, atCrash.checkpoint, 'documents and checkpoint were written together')
+
+  const status = await run(process.execPath, [CLI, 'status'], { env })
+  t.match(status.stdout, new RegExp(`lag:\\s+${latest - atCrash.checkpoint} changes`))
+
+  const resumed = spawn(process.execPath, [CLI, 'watch'], { env, stdio: 'ignore' })
+  const resumedExit = new Promise((resolve) => resumed.on('exit', (code) => resolve(code)))
+  for (let i = 0; i < 6000 && (await engine.stats()).checkpoint < latest; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  resumed.kill('SIGTERM')
+  t.equal(await resumedExit, 0, 'SIGTERM stops the watcher cleanly')
+  t.same(await engine.indexedIds(), await sortedStoreIds(store), 'index equals store: nothing missing, nothing extra')
+  t.match((await run(process.execPath, [CLI, 'status'], { env })).stdout, /lag:\s+0 changes/)
+})
+
+test('replaying a batch is harmless and an older document never overwrites a newer one', async (t) => {
+  const dataDir = tempDataDir(t)
+  const engine = new SqliteSearchEngine(dataDir)
+  t.teardown(() => engine.close())
+  const tokenizer = await loadTokenizer()
+  const [record] = manyRecords(1) as [ServiceRecord]
+  const older = toSearchDocument({ ...record, name: 'Alpha Oldname' }, 1, tokenizer)
+  const newer = toSearchDocument({ ...record, name: 'Alpha Newname' }, 2, tokenizer)
+  await engine.apply([newer], 2)
+  await engine.apply([newer], 2)
+  await engine.apply([older], 1)
+  t.same(await engine.stats(), { documents: 1, checkpoint: 2 }, 'the checkpoint never moves back')
+  const search = async (word: string): Promise<number> => (await engine.search({ words: [{ text: word, forms: [word] }], filter: {}, page: { limit: 10, offset: 0 }, prefixLastWord: false })).total
+  t.equal(await search('newname'), 1)
+  t.equal(await search('oldname'), 0)
+})
+
+test('reindex swaps atomically: searches answer from the old index until the new one is complete', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  const engine = new SqliteSearchEngine(dataDir)
+  t.teardown(async () => { await engine.close(); await store.close() })
+  const tokenizer = await loadTokenizer()
+  const records = manyRecords(120)
+  await store.insertServices(records)
+  const indexer = new Indexer({ store, engine, tokenizer, logger: silent, batchSize: 50 })
+  await indexer.catchUp()
+  const query = { words: [{ text: 'weather', forms: ['weather'] }], filter: {}, page: { limit: 100, offset: 0 }, prefixLastWord: false }
+  const before = await engine.search(query)
+  t.ok(before.total > 0)
+
+  let release: () => void = () => {}
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const halfway: SearchDocument[] = records.slice(0, 10).map((r, i) => toSearchDocument(r, i + 1, tokenizer))
+  async function * slowBatches (): AsyncGenerator<SearchDocument[]> {
+    yield halfway
+    await gate
+  }
+  const rebuilding = engine.rebuild(slowBatches(), await store.latestSeq())
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.same((await engine.search(query)).total, before.total, 'mid-rebuild, search still sees the complete old index')
+  t.equal((await engine.stats()).documents, records.length)
+  release()
+  await rebuilding
+  t.equal((await engine.stats()).documents, 10, 'after the swap, the new index is live')
+
+  const progress: Array<[number, number]> = []
+  t.equal(await indexer.reindex((done, total) => progress.push([done, total])), records.length)
+  t.same(progress.at(-1), [records.length, records.length], 'progress reaches the total')
+  t.same(await engine.indexedIds(), await sortedStoreIds(store))
+  t.equal((await engine.search(query)).total, before.total)
+})
+
+test('the reindex CLI prints progress and the count; bad commands print usage', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  await store.insertServices(manyRecords(60))
+  await store.close()
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }
+  const result = await run(process.execPath, [CLI, 'reindex'], { env })
+  t.match(result.stderr, /reindex 100% \(60\/60\)/)
+  t.match(result.stdout, /reindexed 60 services in/)
+  t.match((await run(process.execPath, [CLI, 'status'], { env })).stdout, /index documents:\s+60/)
+  const usage = await run(process.execPath, [CLI, 'bogus'], { env }).catch((err: { code: number, stderr: string }) => err)
+  t.equal((usage as { code: number }).code, 2)
+  t.match((usage as { stderr: string }).stderr, /usage/)
+})
