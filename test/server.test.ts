@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { test } from 'tap'
@@ -79,4 +79,33 @@ test('operator CLI: create prints a key once, list never shows keys, revoke stop
   t.equal((unknown as { code: number }).code, 1)
   const usage = await run(process.execPath, [cli, 'create'], { env }).catch((err: { code: number }) => err)
   t.equal((usage as { code: number }).code, 2, 'create without --name is a usage error')
+})
+
+async function searchUntilFound (url: string, q: string, id: string): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const body = await (await fetch(`${url}/api/catalog/search?q=${encodeURIComponent(q)}`)).json() as { results: Array<{ service: { id: string } }> }
+    if (body.results.some((r) => r.service.id === id)) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return false
+}
+
+test('registration → searchable over HTTP, with the embedded indexer', async (t) => {
+  const server = await startServer({ DATA_DIR: tempDataDir(t), CATALOG_API_KEYS: API_KEY, CATALOG_SEED: 'none' })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const created = await (await post(server.url, validBody({ name: 'ヤンバルクイナ観察 API', description: 'Sightings of the Okinawa rail' }))).json() as { id: string }
+  t.ok(await searchUntilFound(server.url, 'やんばるくいな', created.id), 'found by its hiragana reading')
+  t.ok(await searchUntilFound(server.url, 'okinawa', created.id))
+})
+
+test('scaled topology: CATALOG_INDEXER=external with a standalone watcher', async (t) => {
+  const dataDir = tempDataDir(t)
+  const server = await startServer({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, CATALOG_SEED: 'none', CATALOG_INDEXER: 'external' })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const created = await (await post(server.url, validBody({ name: 'Platypus Tracker' }))).json() as { id: string }
+  const health = await (await fetch(`${server.url}/health`)).json() as { search: { indexer: string, lag: number } }
+  t.match(health.search, { indexer: 'external', lag: 1 }, 'without a watcher, the change waits')
+  const watcher = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js'), 'watch'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
+  t.teardown(() => { watcher.kill('SIGKILL') })
+  t.ok(await searchUntilFound(server.url, 'platypus', created.id), 'the standalone indexer makes it searchable')
 })
