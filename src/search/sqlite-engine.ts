@@ -70,7 +70,6 @@ interface RankedRow {
   attr: number
   exactness: number
   total: number
-  matches: string
 }
 
 export class SqliteSearchEngine implements SearchEngine {
@@ -209,16 +208,16 @@ export class SqliteSearchEngine implements SearchEngine {
     const read = this.#db.transaction(() => {
       const g = this.#generation()
       const plan = planQuery(query.words, this.#currentVocabulary(g), this.#synonyms, { prefixLastWord: query.prefixLastWord })
-      if (plan.length === 0) return { total: 0, rows: [] as RankedRow[], plan }
+      if (plan.length === 0) return { rows: [] as RankedRow[], matches: new Map(), plan }
       return { ...this.#rank(g, plan, query), plan }
     })
     // A deferred transaction: one consistent snapshot even if a rebuild swaps meanwhile.
-    const { rows, plan } = read()
+    const { rows, matches, plan } = read()
     const total = rows[0]?.total ?? 0
-    return { total, hits: rows.map((row) => this.#hit(row, plan)) }
+    return { total, hits: rows.map((row) => this.#hit(row, plan, matches.get(row.doc) ?? [])) }
   }
 
-  #rank (g: number, plan: PlannedWord[], query: SearchQuery): { rows: RankedRow[] } {
+  #rank (g: number, plan: PlannedWord[], query: SearchQuery): { rows: RankedRow[], matches: Map<number, Array<[number, string, number, number, number]>> } {
     const candidates = plan.flatMap((word, w) => word.candidates.map((c) => [w, c.term, c.typos, EXACTNESS[c.kind], KINDS.indexOf(c.kind)]))
     const where: string[] = []
     const params: Record<string, string | number> = {
@@ -232,50 +231,62 @@ export class SqliteSearchEngine implements SearchEngine {
     if (filter.maxPriceAtomic !== undefined) { where.push('d.price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
     if (filter.chain !== undefined) { where.push(`EXISTS (SELECT 1 FROM chains_${g} c WHERE c.chain = @chain AND c.doc = d.rowid)`); params.chain = filter.chain }
     const order = query.sort === undefined
-      ? 'r.words DESC, r.typos, r.proximity, r.attr, r.exactness, d.trust_score DESC, d.id'
+      ? 'r.words DESC, r.typos, proximity, r.attr, r.exactness, d.trust_score DESC, d.id'
       : `${SORT_COLUMNS[query.sort.field]} ${query.sort.order === 'asc' ? 'ASC' : 'DESC'}, d.id ${query.sort.order === 'asc' ? 'ASC' : 'DESC'}`
+    const proximity = plan.length > 1
     const sql = `
-      WITH q(w, term, typos, ex, kind) AS (
-        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(@plan)
+      WITH q(w, term, typos, ex) AS (
+        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(@plan)
       ),
-      occ AS MATERIALIZED (
-        SELECT q.w, q.term, q.typos, q.ex, q.kind, i.doc,
-               instr('ncd', substr(i.col, 1, 1)) - 1 AS attr,
-               substr(i.col, 2) = 'x' AS loose,
-               i.offset AS pos
+      -- One row per document, word and attribute: its best match there and its first
+      -- aligned position (proximity is measured between first occurrences, which keeps
+      -- the cost linear in matches; names and descriptions are short).
+      firsts AS MATERIALIZED (
+        SELECT i.doc, q.w, instr('ncd', substr(i.col, 1, 1)) - 1 AS attr, MIN(q.typos) AS typos, MIN(q.ex) AS ex,
+               MIN(CASE WHEN substr(i.col, 2) = 'x' THEN NULL ELSE i.offset END) AS pos
         FROM q JOIN fts_${g}_instances i ON i.term = q.term
-      ),
-      best AS MATERIALIZED (
-        SELECT doc, w, MIN(typos) AS typos, MIN(attr) AS attr, MIN(ex) AS ex FROM occ GROUP BY doc, w
-      ),
-      near AS MATERIALIZED (
-        -- Words in reverse order count one step further apart, as in Meilisearch.
-        SELECT a.doc, MIN(MIN(CASE WHEN b.pos > a.pos THEN b.pos - a.pos ELSE a.pos - b.pos + 1 END), ${MAX_DISTANCE}) AS d
-        FROM occ a JOIN occ b ON b.doc = a.doc AND b.w = a.w + 1 AND b.attr = a.attr
-        WHERE NOT a.loose AND NOT b.loose
-        GROUP BY a.doc, a.w
+        GROUP BY i.doc, q.w, attr
       ),
       ranked AS (
-        SELECT b.doc, COUNT(*) AS words, SUM(b.typos) AS typos, SUM(b.attr) AS attr, SUM(b.ex) AS exactness,
-               ${MAX_DISTANCE} * (COUNT(*) - 1) - COALESCE((SELECT SUM(${MAX_DISTANCE} - n.d) FROM near n WHERE n.doc = b.doc), 0) AS proximity
-        FROM best b GROUP BY b.doc
-      ),
-      page AS (
-        SELECT d.id, r.doc, r.words, r.typos, r.proximity, r.attr, r.exactness, COUNT(*) OVER () AS total,
-               ROW_NUMBER() OVER (ORDER BY ${order}) AS n
-        FROM ranked r JOIN docs_${g} d ON d.rowid = r.doc
-        ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-        ORDER BY ${order}
-        LIMIT @limit OFFSET @offset
-      )
-      SELECT page.*, (SELECT json_group_array(json_array(o.w, o.term, o.typos, o.kind, o.attr)) FROM occ o WHERE o.doc = page.doc) AS matches
-      FROM page ORDER BY page.n`
+        SELECT doc, COUNT(*) AS words, SUM(typos) AS typos, SUM(attr) AS attr, SUM(ex) AS exactness
+        FROM (SELECT doc, w, MIN(typos) AS typos, MIN(attr) AS attr, MIN(ex) AS ex FROM firsts GROUP BY doc, w)
+        GROUP BY doc
+      )${proximity ? `,
+      closeness AS MATERIALIZED (
+        -- Words in reverse order count one step further apart, as in Meilisearch.
+        SELECT doc, SUM(${MAX_DISTANCE} - d) AS saved FROM (
+          SELECT a.doc, MIN(MIN(CASE WHEN b.pos > a.pos THEN b.pos - a.pos ELSE a.pos - b.pos + 1 END), ${MAX_DISTANCE}) AS d
+          FROM firsts a JOIN firsts b ON b.doc = a.doc AND b.w = a.w + 1 AND b.attr = a.attr
+          WHERE a.pos IS NOT NULL AND b.pos IS NOT NULL
+          GROUP BY a.doc, a.w
+        ) GROUP BY doc
+      )` : ''}
+      SELECT d.id, r.doc, r.words, r.typos, r.attr, r.exactness, COUNT(*) OVER () AS total,
+             ${proximity ? `${MAX_DISTANCE} * (r.words - 1) - COALESCE(c.saved, 0)` : '0'} AS proximity
+      FROM ranked r ${proximity ? 'LEFT JOIN closeness c ON c.doc = r.doc' : ''} JOIN docs_${g} d ON d.rowid = r.doc
+      ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+      ORDER BY ${order}
+      LIMIT @limit OFFSET @offset`
     const rows = this.#db.prepare(sql).all(params) as RankedRow[]
-    return { rows }
+    if (rows.length === 0) return { rows, matches: new Map() }
+    // How each word matched, for the page only.
+    const matchRows = this.#db.prepare(`
+      WITH q(w, term, typos, kind) AS (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 4 FROM json_each(@plan))
+      SELECT i.doc, q.w, q.term, q.typos, q.kind, instr('ncd', substr(i.col, 1, 1)) - 1 AS attr
+      FROM q JOIN fts_${g}_instances i ON i.term = q.term
+      WHERE i.doc IN (SELECT value FROM json_each(@docs))`
+    ).raw().all({ plan: params.plan, docs: JSON.stringify(rows.map((row) => row.doc)) }) as Array<[number, number, string, number, number, number]>
+    const matches = new Map<number, Array<[number, string, number, number, number]>>()
+    for (const [doc, ...match] of matchRows) {
+      const list = matches.get(doc)
+      if (list === undefined) matches.set(doc, [match])
+      else list.push(match)
+    }
+    return { rows, matches }
   }
 
   /** Score in [0, 1]: the bucket ranks read as one mixed-radix number, so it orders exactly like the ranking. */
-  #hit (row: RankedRow, plan: PlannedWord[]): SearchHit {
+  #hit (row: RankedRow, plan: PlannedWord[], matches: ReadonlyArray<[number, string, number, number, number]>): SearchHit {
     const n = plan.length
     const digits: Array<[number, number]> = [
       [n - row.words, n],
@@ -293,7 +304,7 @@ export class SqliteSearchEngine implements SearchEngine {
     const score = Math.round((1 - rank / range) * 10000) / 10000
 
     const best = new Map<number, MatchedToken & { order: number }>()
-    for (const [w, term, typos, kindIndex, attr] of JSON.parse(row.matches) as Array<[number, string, number, number, number]>) {
+    for (const [w, term, typos, kindIndex, attr] of matches) {
       const kind = KINDS[kindIndex] as MatchKind
       const order = (EXACTNESS[kind] + typos) * 10 + attr
       const current = best.get(w)
