@@ -22,7 +22,7 @@ import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
 import { generateServices, registrationBody } from './generate.js'
 import {
   children, countNot, fmt, freePort, HOST, load, log, machine, median, startChild, stopChild, table, waitUntil,
-  type LoadRequest, type RunStats
+  intOption, type RunStats
 } from './support.js'
 
 // ---------------------------------------------------------------- options
@@ -44,14 +44,6 @@ const { values: args } = parseArgs({
   },
   strict: true
 })
-
-function intOption (name: string, value: string | undefined, min: number, max: number): number {
-  const number = Number(value)
-  if (!Number.isInteger(number) || number < min || number > max) {
-    throw new Error(`--${name} must be an integer from ${min} to ${max}, got "${value}"`)
-  }
-  return number
-}
 
 // ---------------------------------------------------------------- bare reference server
 

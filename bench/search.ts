@@ -20,7 +20,7 @@ import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
 import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
 import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
 import { generateServices, registrationBody } from './generate.js'
-import { children, countNot, fmt, freePort, HOST, load, log, machine, median, percentile, startChild, stopChild, table, waitUntil } from './support.js'
+import { children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, percentile, startChild, stopChild, table, waitUntil } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -33,12 +33,6 @@ const { values: args } = parseArgs({
   },
   strict: true
 })
-
-function intOption (name: string, value: string, min: number, max: number): number {
-  const parsed = Number(value)
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`)
-  return parsed
-}
 
 const KEYWORD_QUERIES = ['weather forecast', 'wether', 'translator', 'speech to text', 'てんき', '天気予報', '音声認識', '株価', 'screensh', 'geocoding', 'embedings', 'レシピ']
 const INTENT_QUERIES = [

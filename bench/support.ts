@@ -13,6 +13,14 @@ import { PROJECT_ROOT } from '../src/paths.js'
 
 export const HOST = '127.0.0.1'
 
+export function intOption (name: string, value: string | undefined, min: number, max: number): number {
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < min || number > max) {
+    throw new Error(`--${name} must be an integer from ${min} to ${max}, got "${value}"`)
+  }
+  return number
+}
+
 // ---------------------------------------------------------------- autocannon (untyped CJS)
 
 export interface LoadRequest {
