@@ -7,6 +7,7 @@ import type { Config } from './config.js'
 import authPlugin from './plugins/auth.js'
 import errorsPlugin from './plugins/errors.js'
 import storePlugin from './plugins/store.js'
+import responseCachePlugin from './plugins/response-cache.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
@@ -43,6 +44,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
+  await app.register(responseCachePlugin)
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
   await app.register(healthRoutes)

@@ -132,6 +132,8 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #insert: Database.Statement
   readonly #insertChain: Database.Statement
   readonly #insertMany: (records: readonly ServiceRecord[]) => void
+  /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
+  readonly #statements = new Map<string, Database.Statement>()
 
   constructor (dataDir: string) {
     mkdirSync(dataDir, { recursive: true })
@@ -142,20 +144,31 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#db.pragma('busy_timeout = 5000')
       this.#db.pragma('foreign_keys = ON')
       this.#db.exec(SCHEMA)
+      // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
+      this.#db.pragma('optimize = 0x10002')
     } catch (err) {
       throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
     }
-    this.#insert = this.#db.prepare(`
+    this.#insert = this.#statement(`
       INSERT INTO services (id, seq, name, name_sort, description, endpoint, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
         tx_count, total_revenue, owner_id, created_at, updated_at)
       VALUES (@id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM services), @name, @nameSort, @description, @endpoint,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
         @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @ownerId, @createdAt, @updatedAt)`)
-    this.#insertChain = this.#db.prepare('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
+    this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
       for (const record of records) this.#insertOne(record)
     })
+  }
+
+  #statement (sql: string): Database.Statement {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql)
+      this.#statements.set(sql, statement)
+    }
+    return statement
   }
 
   #insertOne (record: ServiceRecord): void {
@@ -180,16 +193,18 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async insertServices (records: readonly ServiceRecord[]): Promise<void> {
     this.#insertMany(records)
+    // A bulk load changes the data's shape: refresh the planner's statistics.
+    this.#db.pragma('optimize')
   }
 
   async getService (id: string): Promise<ServiceRecord | null> {
-    const row = this.#db.prepare('SELECT * FROM services WHERE id = ?').get(id) as ServiceRow | undefined
+    const row = this.#statement('SELECT * FROM services WHERE id = ?').get(id) as ServiceRow | undefined
     return row === undefined ? null : fromRow(row)
   }
 
   async getServices (ids: readonly string[]): Promise<ServiceRecord[]> {
     if (ids.length === 0) return []
-    const rows = this.#db.prepare('SELECT * FROM services WHERE id IN (SELECT value FROM json_each(?))')
+    const rows = this.#statement('SELECT * FROM services WHERE id IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(ids)) as ServiceRow[]
     const byId = new Map(rows.map((row) => [row.id, fromRow(row)]))
     return ids.flatMap((id) => byId.get(id) ?? [])
@@ -202,58 +217,59 @@ export class SqliteCatalogStore implements CatalogStore {
     if (filter.status !== undefined) { where.push('status = @status'); params.status = filter.status }
     if (filter.maxPriceAtomic !== undefined) { where.push('price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
     if (filter.chain !== undefined) {
-      where.push('id IN (SELECT service_id FROM service_chains WHERE chain = @chain)')
+      // Correlated, so SQLite can walk the sort index and stop once the page is full.
+      where.push('EXISTS (SELECT 1 FROM service_chains c WHERE c.chain = @chain AND c.service_id = services.id)')
       params.chain = filter.chain
     }
     const whereSql = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`
     const direction = sort.order === 'asc' ? 'ASC' : 'DESC'
     // The id tie-breaker follows the same direction so a descending walk is the exact reverse.
     const orderSql = `ORDER BY ${SORT_COLUMNS[sort.field]} ${direction}, id ${direction}`
-    const total = (this.#db.prepare(`SELECT COUNT(*) AS n FROM services ${whereSql}`).get(params) as { n: number }).n
-    const rows = this.#db.prepare(`SELECT * FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset`)
+    const total = (this.#statement(`SELECT COUNT(*) AS n FROM services ${whereSql}`).get(params) as { n: number }).n
+    const rows = this.#statement(`SELECT * FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: page.limit, offset: page.offset }) as ServiceRow[]
     return { items: rows.map(fromRow), total }
   }
 
   async countServices (): Promise<number> {
-    return (this.#db.prepare('SELECT COUNT(*) AS n FROM services').get() as { n: number }).n
+    return (this.#statement('SELECT COUNT(*) AS n FROM services').get() as { n: number }).n
   }
 
   async countByCategory (): Promise<Map<string, number>> {
-    const rows = this.#db.prepare('SELECT category, COUNT(*) AS n FROM services GROUP BY category').all() as Array<{ category: string, n: number }>
+    const rows = this.#statement('SELECT category, COUNT(*) AS n FROM services GROUP BY category').all() as Array<{ category: string, n: number }>
     return new Map(rows.map((row) => [row.category, row.n]))
   }
 
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
-    const rows = this.#db.prepare('SELECT * FROM services WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as ServiceRow[]
+    const rows = this.#statement('SELECT * FROM services WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as ServiceRow[]
     return rows.map((row) => ({ seq: row.seq, service: fromRow(row) }))
   }
 
   async latestSeq (): Promise<number> {
-    return (this.#db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM services').get() as { seq: number }).seq
+    return (this.#statement('SELECT COALESCE(MAX(seq), 0) AS seq FROM services').get() as { seq: number }).seq
   }
 
   async insertApiKey (key: ApiKeyRecord): Promise<void> {
-    this.#db.prepare('INSERT INTO api_keys (id, name, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
+    this.#statement('INSERT INTO api_keys (id, name, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
       .run(key.id, key.name, key.hash, key.createdAt, key.revokedAt)
   }
 
   async listApiKeys (): Promise<ApiKeyRecord[]> {
-    return (this.#db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as ApiKeyRow[]).map(fromKeyRow)
+    return (this.#statement('SELECT * FROM api_keys ORDER BY created_at, id').all() as ApiKeyRow[]).map(fromKeyRow)
   }
 
   async revokeApiKey (id: string, at: string): Promise<boolean> {
-    return this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1
+    return this.#statement('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1
   }
 
   async findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null> {
-    const row = this.#db.prepare('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as ApiKeyRow | undefined
+    const row = this.#statement('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as ApiKeyRow | undefined
     return row === undefined ? null : fromKeyRow(row)
   }
 
   async ping (): Promise<void> {
     try {
-      this.#db.prepare('SELECT COUNT(*) FROM services WHERE rowid = 0').get()
+      this.#statement('SELECT COUNT(*) FROM services WHERE rowid = 0').get()
     } catch (err) {
       throw new StoreUnavailableError(`catalog store unusable: ${(err as Error).message}`, { cause: err })
     }

@@ -1,0 +1,45 @@
+import { test } from 'tap'
+import { readSeedFile, seedRecords } from '../src/domain/seed.js'
+import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { build, register, tempDataDir, validBody } from './helper.js'
+
+test('read routes answer from the cache until the catalog changes', async (t) => {
+  const dataDir = tempDataDir(t)
+  const app = await build(t, { dataDir })
+  const first = await app.inject('/api/services?category=weather&sortBy=price')
+  t.equal(first.headers['x-cache'], undefined, 'the first answer is computed')
+  const second = await app.inject('/api/services?category=weather&sortBy=price')
+  t.equal(second.headers['x-cache'], 'hit')
+  t.equal(second.body, first.body, 'the same bytes')
+  t.equal(second.headers['x-total-count'], first.headers['x-total-count'])
+  t.match(second.headers['content-type'], /application\/json/)
+
+  const created = await register(app, validBody({ category: 'weather', pricing: { currency: 'USDC', pricePerRequest: '0.000001' } }))
+  const after = await app.inject('/api/services?category=weather&sortBy=price')
+  t.equal(after.headers['x-cache'], undefined, 'a registration invalidates')
+  t.equal(after.json()[0].id, created.json().id, 'and is visible on the very next request')
+  t.equal(Number(after.headers['x-total-count']), Number(first.headers['x-total-count']) + 1)
+
+  // Another process writing to the same store (a second API instance) invalidates too.
+  const other = new SqliteCatalogStore(dataDir)
+  const [extra] = seedRecords([{ ...readSeedFile('demo')[0]!, endpoint: 'https://elsewhere.example/x', category: 'weather' }], new Date().toISOString())
+  await other.insertServices([extra!])
+  await other.close()
+  const fresh = await app.inject('/api/services?category=weather&sortBy=price')
+  t.equal(Number(fresh.headers['x-total-count']), Number(first.headers['x-total-count']) + 2)
+
+  const detail = `/api/services/${created.json().id as string}`
+  await app.inject(detail)
+  t.equal((await app.inject(detail)).headers['x-cache'], 'hit', 'details are cached too')
+  t.equal((await app.inject('/api/services/svc_aaaaaaaaaaaaaaaaaaaaaaaa')).statusCode, 404)
+  t.equal((await app.inject('/api/services/svc_aaaaaaaaaaaaaaaaaaaaaaaa')).headers['x-cache'], undefined, 'errors are never cached')
+})
+
+test('keyword search on the list is never cached', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  await app.inject('/api/services?query=weather')
+  const again = await app.inject('/api/services?query=weather')
+  t.equal(again.headers['x-cache'], undefined)
+  t.ok(again.json().length > 0)
+})
