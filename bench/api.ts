@@ -131,6 +131,13 @@ async function benchmark (): Promise<void> {
     await waitUntil(catalog, 'a healthy /health', async () => (await fetch(`${catalogUrl}/health`)).ok ? true : undefined, 60_000 + 10 * n)
     const readyLine = `catalog server ready in ${((performance.now() - t) / 1000).toFixed(1)} s (includes indexing the store for search)`
     log(readyLine)
+    // A second catalog on the same store with the response cache off: every read is computed.
+    const uncachedPort = await freePort()
+    const uncached = startChild('uncached catalog server', [SERVER_ENTRY], {
+      DATA_DIR: dataDir, CATALOG_SEED: 'none', PORT: String(uncachedPort), HOST, LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_RESPONSE_CACHE: '0'
+    })
+    const uncachedUrl = `http://${HOST}:${uncachedPort}`
+    await waitUntil(uncached, 'a healthy /health', async () => (await fetch(`${uncachedUrl}/health`)).ok ? true : undefined, 60_000)
 
     // 3. Capture the catalog's answers; the bare server replays exactly these bytes.
     const detailId = (records[n >> 1] as { id: string }).id
@@ -162,32 +169,34 @@ async function benchmark (): Promise<void> {
     const bare = startChild('bare server', [fileURLToPath(import.meta.url), '--bare', fixtureFile], {})
     const bareUrl = await waitUntil(bare, 'a listening line', async () => /bare listening at (http:\/\/[\d.:]+)/.exec(bare.output())?.[1])
     for (const scenario of scenarios) {
-      const [a, b] = await Promise.all([catalogUrl, bareUrl].map(async (base) => {
+      const [a, b, c] = await Promise.all([catalogUrl, bareUrl, uncachedUrl].map(async (base) => {
         const res = await fetch(base + scenario.path)
         return { type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) }
       }))
-      if (a === undefined || b === undefined || a.type !== b.type || !a.bytes.equals(b.bytes)) {
-        throw new Error(`bare server does not answer the same bytes for ${scenario.path}`)
+      if (a === undefined || b === undefined || c === undefined || a.type !== b.type || !a.bytes.equals(b.bytes) || !a.bytes.equals(c.bytes)) {
+        throw new Error(`the servers do not answer the same bytes for ${scenario.path}`)
       }
     }
+    const urls = { catalog: catalogUrl, uncached: uncachedUrl, bare: bareUrl } as const
 
     // 4. Reads: each scenario against the catalog and its bare twin, alternating, per round.
     const readLimitMs = (duration + 30) * 1000
     if (warmup > 0) {
       log(`warming up (${warmup} s per target)`)
       for (const scenario of scenarios) {
-        for (const base of [catalogUrl, bareUrl]) await load({ url: base + scenario.path, connections, duration: warmup }, readLimitMs)
+        for (const base of Object.values(urls)) await load({ url: base + scenario.path, connections, duration: warmup }, readLimitMs)
       }
     }
-    const runs = new Map<string, { catalog: RunStats[], bare: RunStats[] }>(scenarios.map((s) => [s.name, { catalog: [], bare: [] }]))
+    const runs = new Map<string, Record<keyof typeof urls, RunStats[]>>(scenarios.map((s) => [s.name, { catalog: [], uncached: [], bare: [] }]))
     for (let round = 1; round <= rounds; round++) {
       for (const scenario of scenarios) {
-        // Alternate who goes first, so slow drift on a shared machine hits both sides alike.
-        const order = round % 2 === 1 ? (['catalog', 'bare'] as const) : (['bare', 'catalog'] as const)
+        // Rotate who goes first, so slow drift on a shared machine hits every side alike.
+        const targets = ['catalog', 'uncached', 'bare'] as const
+        const order = targets.map((_, i) => targets[(i + round) % targets.length] as typeof targets[number])
         for (const target of order) {
-          const stats = await load({ url: (target === 'catalog' ? catalogUrl : bareUrl) + scenario.path, connections, duration }, readLimitMs)
+          const stats = await load({ url: urls[target] + scenario.path, connections, duration }, readLimitMs)
           runs.get(scenario.name)?.[target].push(stats)
-          log(`round ${round}/${rounds}  ${scenario.name.padEnd(34)} ${target.padEnd(7)} ${fmt.rps(stats.rps).padStart(7)} req/s  p50 ${fmt.ms(stats.p50)} ms  p99 ${fmt.ms(stats.p99)} ms` +
+          log(`round ${round}/${rounds}  ${scenario.name.padEnd(34)} ${target.padEnd(8)} ${fmt.rps(stats.rps).padStart(7)} req/s  p50 ${fmt.ms(stats.p50)} ms  p99 ${fmt.ms(stats.p99)} ms` +
             (stats.failures + countNot(stats.statuses, (s) => s === 200) > 0 ? `  (${countNot(stats.statuses, (s) => s === 200)} non-200, ${stats.failures} errors)` : ''))
         }
       }
@@ -218,15 +227,20 @@ async function benchmark (): Promise<void> {
     const rows: string[][] = []
     let readProblems = 0
     for (const scenario of scenarios) {
-      const { catalog: c, bare: b } = runs.get(scenario.name) as { catalog: RunStats[], bare: RunStats[] }
-      const problems = [...c, ...b].reduce((sum, s) => sum + s.failures + countNot(s.statuses, (status) => status === 200), 0)
+      const { catalog: c, uncached: u, bare: b } = runs.get(scenario.name) as Record<keyof typeof urls, RunStats[]>
+      const problems = [...c, ...u, ...b].reduce((sum, s) => sum + s.failures + countNot(s.statuses, (status) => status === 200), 0)
       readProblems += problems
-      const ratio = median(c.map((s) => s.rps)) / median(b.map((s) => s.rps))
+      const bareRps = median(b.map((s) => s.rps))
+      const ratio = (stats: RunStats[]): string => {
+        const value = median(stats.map((s) => s.rps)) / bareRps
+        return `${value.toFixed(2)} ${value >= TARGET_RATIO ? 'PASS' : 'BELOW'}`
+      }
       rows.push([
         scenario.name,
-        fmt.rps(median(c.map((s) => s.rps))), fmt.ms(median(c.map((s) => s.p50))), fmt.ms(median(c.map((s) => s.p99))),
-        fmt.rps(median(b.map((s) => s.rps))), fmt.ms(median(b.map((s) => s.p50))), fmt.ms(median(b.map((s) => s.p99))),
-        `${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? 'PASS' : 'BELOW'}`,
+        fmt.rps(median(c.map((s) => s.rps))), fmt.ms(median(c.map((s) => s.p99))),
+        fmt.rps(median(u.map((s) => s.rps))), fmt.ms(median(u.map((s) => s.p99))),
+        fmt.rps(bareRps), fmt.ms(median(b.map((s) => s.p99))),
+        ratio(c), ratio(u),
         String(problems),
         (Buffer.byteLength((captured.get(scenario.name) as CapturedResponse).body) / 1024).toFixed(1)
       ])
@@ -237,9 +251,10 @@ async function benchmark (): Promise<void> {
       `store:   ${loadLine}`,
       `server:  ${readyLine}`,
       `reads:   ${connections} connections, ${duration} s per run, median of ${rounds} round${rounds === 1 ? '' : 's'}; ratio = catalog req/s ÷ bare req/s (target ≥ ${TARGET_RATIO})`,
+      '         cached: the default server (repeated reads come from the response cache); uncached: CATALOG_RESPONSE_CACHE=0, every read computed',
       '',
       table(
-        ['scenario', 'catalog req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'p50 ms', 'p99 ms', 'ratio', 'non-200/errors', 'body KiB'],
+        ['scenario', 'cached req/s', 'p99 ms', 'uncached req/s', 'p99 ms', 'bare req/s', 'p99 ms', 'ratio cached', 'ratio uncached', 'non-200/errors', 'body KiB'],
         rows
       )
     ]

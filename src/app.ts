@@ -44,7 +44,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
-  await app.register(responseCachePlugin)
+  if (config.responseCacheEntries > 0) await app.register(responseCachePlugin, { maxEntries: config.responseCacheEntries })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
   await app.register(healthRoutes)

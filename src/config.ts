@@ -18,6 +18,8 @@ export interface Config {
   indexer: 'embedded' | 'external'
   /** Changes per indexer batch. */
   indexerBatchSize: number
+  /** Entries in the read-response cache; 0 turns it off. */
+  responseCacheEntries: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -47,6 +49,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const indexerBatchSize = Number(batchText)
   if (!/^\d+$/.test(batchText) || indexerBatchSize < 1 || indexerBatchSize > 10_000) throw new ConfigError(`INDEXER_BATCH_SIZE must be an integer from 1 to 10000, got "${batchText}"`)
 
+  const cacheText = env.CATALOG_RESPONSE_CACHE ?? '2000'
+  const responseCacheEntries = Number(cacheText)
+  if (!/^\d+$/.test(cacheText) || responseCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_RESPONSE_CACHE must be an integer from 0 (off) to 1000000, got "${cacheText}"`)
+
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -55,6 +61,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     seed: env.CATALOG_SEED ?? 'demo',
     logLevel,
     indexer,
-    indexerBatchSize
+    indexerBatchSize,
+    responseCacheEntries
   }
 }

@@ -9,6 +9,9 @@ test('defaults', async (t) => {
   t.same(config.apiKeys, [])
   t.equal(config.seed, 'demo')
   t.equal(config.logLevel, 'info')
+  t.equal(config.indexer, 'embedded')
+  t.equal(config.indexerBatchSize, 200)
+  t.equal(config.responseCacheEntries, 2000)
 })
 
 test('values from the environment', async (t) => {
@@ -22,4 +25,7 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ CATALOG_API_KEYS: 'short' }), { message: /CATALOG_API_KEYS/ })
   t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), { message: /LOG_LEVEL/ })
   t.throws(() => loadConfig({ DATA_DIR: ' ' }), { message: /DATA_DIR/ })
+  t.throws(() => loadConfig({ CATALOG_INDEXER: 'sometimes' }), { message: /CATALOG_INDEXER/ })
+  t.throws(() => loadConfig({ INDEXER_BATCH_SIZE: '0' }), { message: /INDEXER_BATCH_SIZE/ })
+  t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '-1' }), { message: /CATALOG_RESPONSE_CACHE/ })
 })

@@ -43,3 +43,16 @@ test('keyword search on the list is never cached', async (t) => {
   t.equal(again.headers['x-cache'], undefined)
   t.ok(again.json().length > 0)
 })
+
+test('CATALOG_RESPONSE_CACHE=0 turns the cache off', async (t) => {
+  const app = await build(t, { responseCacheEntries: 0 })
+  await app.inject('/api/categories')
+  t.equal((await app.inject('/api/categories')).headers['x-cache'], undefined)
+})
+
+test('the cache holds at most its configured number of entries', async (t) => {
+  const app = await build(t, { responseCacheEntries: 2 })
+  for (const path of ['/api/categories', '/api/services?limit=1', '/api/services?limit=2']) await app.inject(path)
+  t.equal((await app.inject('/api/services?limit=2')).headers['x-cache'], 'hit', 'recent entries stay')
+  t.equal((await app.inject('/api/categories')).headers['x-cache'], undefined, 'the least recently used entry was dropped')
+})

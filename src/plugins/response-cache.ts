@@ -30,8 +30,8 @@ interface Entry {
 /** Headers a cached answer must repeat. */
 const KEPT_HEADERS = ['content-type', 'x-total-count']
 
-export default fp(async function responseCache (app: FastifyInstance, opts: { maxEntries?: number }) {
-  const maxEntries = opts.maxEntries ?? 2000
+export default fp(async function responseCache (app: FastifyInstance, opts: { maxEntries: number }) {
+  const { maxEntries } = opts
   // A Map keeps insertion order: re-inserting on a hit makes it a small LRU.
   const entries = new Map<string, Entry>()
 

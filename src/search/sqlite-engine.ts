@@ -76,6 +76,8 @@ export class SqliteSearchEngine implements SearchEngine {
   readonly #db: Database.Database
   readonly #synonyms = loadSynonyms()
   #vocabulary: { generation: number, version: number, loadedAt: number, words: Vocabulary } | undefined
+  /** Search statements by SQL text (their shape varies with filters, order and word count). */
+  readonly #statements = new Map<string, Database.Statement>()
 
   constructor (dataDir: string) {
     mkdirSync(dataDir, { recursive: true })
@@ -190,6 +192,17 @@ export class SqliteSearchEngine implements SearchEngine {
     }).immediate()
   }
 
+  #statement (sql: string): Database.Statement {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) {
+      // Statements name one generation's tables; drop those of older generations.
+      if (this.#statements.size > 500) this.#statements.clear()
+      statement = this.#db.prepare(sql)
+      this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
   #currentVocabulary (g: number): Vocabulary {
     const version = this.#meta('version') as number
     const cached = this.#vocabulary
@@ -242,7 +255,7 @@ export class SqliteSearchEngine implements SearchEngine {
       -- aligned position (proximity is measured between first occurrences, which keeps
       -- the cost linear in matches; names and descriptions are short).
       firsts AS MATERIALIZED (
-        SELECT i.doc, q.w, instr('ncd', substr(i.col, 1, 1)) - 1 AS attr, MIN(q.typos) AS typos, MIN(q.ex) AS ex,
+        SELECT i.doc, q.w, instr('${ATTRIBUTE_LETTERS.join('')}', substr(i.col, 1, 1)) - 1 AS attr, MIN(q.typos) AS typos, MIN(q.ex) AS ex,
                MIN(CASE WHEN substr(i.col, 2) = 'x' THEN NULL ELSE i.offset END) AS pos
         FROM q JOIN fts_${g}_instances i ON i.term = q.term
         GROUP BY i.doc, q.w, attr
@@ -267,12 +280,12 @@ export class SqliteSearchEngine implements SearchEngine {
       ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
       ORDER BY ${order}
       LIMIT @limit OFFSET @offset`
-    const rows = this.#db.prepare(sql).all(params) as RankedRow[]
+    const rows = this.#statement(sql).all(params) as RankedRow[]
     if (rows.length === 0) return { rows, matches: new Map() }
     // How each word matched, for the page only.
-    const matchRows = this.#db.prepare(`
+    const matchRows = this.#statement(`
       WITH q(w, term, typos, kind) AS (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 4 FROM json_each(@plan))
-      SELECT i.doc, q.w, q.term, q.typos, q.kind, instr('ncd', substr(i.col, 1, 1)) - 1 AS attr
+      SELECT i.doc, q.w, q.term, q.typos, q.kind, instr('${ATTRIBUTE_LETTERS.join('')}', substr(i.col, 1, 1)) - 1 AS attr
       FROM q JOIN fts_${g}_instances i ON i.term = q.term
       WHERE i.doc IN (SELECT value FROM json_each(@docs))`
     ).raw().all({ plan: params.plan, docs: JSON.stringify(rows.map((row) => row.doc)) }) as Array<[number, number, string, number, number, number]>
