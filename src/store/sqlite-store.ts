@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS service_chains (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS services_category ON services(category, id);
 CREATE INDEX IF NOT EXISTS services_status ON services(status, id);
+CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
 CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
 CREATE INDEX IF NOT EXISTS services_trust ON services(trust_score, id);
 CREATE INDEX IF NOT EXISTS services_name ON services(name_sort, id);
@@ -225,10 +226,21 @@ export class SqliteCatalogStore implements CatalogStore {
     const direction = sort.order === 'asc' ? 'ASC' : 'DESC'
     // The id tie-breaker follows the same direction so a descending walk is the exact reverse.
     const orderSql = `ORDER BY ${SORT_COLUMNS[sort.field]} ${direction}, id ${direction}`
-    const total = (this.#statement(`SELECT COUNT(*) AS n FROM services ${whereSql}`).get(params) as { n: number }).n
+    const total = (this.#statement(this.#countSql(filter, where)).get(params) as { n: number }).n
     const rows = this.#statement(`SELECT * FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: page.limit, offset: page.offset }) as ServiceRow[]
     return { items: rows.map(fromRow), total }
+  }
+
+  /**
+   * The count behind X-Total-Count. With a chain filter it starts from that chain's rows
+   * (every service has one per chain), instead of probing the chain for every service.
+   */
+  #countSql (filter: ServiceFilter, where: string[]): string {
+    if (filter.chain === undefined) return `SELECT COUNT(*) AS n FROM services ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}`
+    const others = where.filter((condition) => !condition.startsWith('EXISTS'))
+    if (others.length === 0) return 'SELECT COUNT(*) AS n FROM service_chains WHERE chain = @chain'
+    return `SELECT COUNT(*) AS n FROM service_chains c JOIN services ON services.id = c.service_id WHERE c.chain = @chain AND ${others.join(' AND ')}`
   }
 
   async countServices (): Promise<number> {
