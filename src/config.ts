@@ -20,6 +20,8 @@ export interface Config {
   indexerBatchSize: number
   /** Entries in the read-response cache; 0 turns it off. */
   responseCacheEntries: number
+  /** Recent search results kept while the index is unchanged; 0 turns it off. */
+  searchCacheEntries: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -53,6 +55,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const responseCacheEntries = Number(cacheText)
   if (!/^\d+$/.test(cacheText) || responseCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_RESPONSE_CACHE must be an integer from 0 (off) to 1000000, got "${cacheText}"`)
 
+  const searchCacheText = env.CATALOG_SEARCH_CACHE ?? '1000'
+  const searchCacheEntries = Number(searchCacheText)
+  if (!/^\d+$/.test(searchCacheText) || searchCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_SEARCH_CACHE must be an integer from 0 (off) to 1000000, got "${searchCacheText}"`)
+
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -62,6 +68,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     indexer,
     indexerBatchSize,
-    responseCacheEntries
+    responseCacheEntries,
+    searchCacheEntries
   }
 }

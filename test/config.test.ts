@@ -12,6 +12,7 @@ test('defaults', async (t) => {
   t.equal(config.indexer, 'embedded')
   t.equal(config.indexerBatchSize, 200)
   t.equal(config.responseCacheEntries, 2000)
+  t.equal(config.searchCacheEntries, 1000)
 })
 
 test('values from the environment', async (t) => {
@@ -28,4 +29,5 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ CATALOG_INDEXER: 'sometimes' }), { message: /CATALOG_INDEXER/ })
   t.throws(() => loadConfig({ INDEXER_BATCH_SIZE: '0' }), { message: /INDEXER_BATCH_SIZE/ })
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '-1' }), { message: /CATALOG_RESPONSE_CACHE/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: 'lots' }), { message: /CATALOG_SEARCH_CACHE/ })
 })

@@ -50,3 +50,12 @@ test('query planning: compounds, readings, synonyms and the prefix switch', asyn
   const whole = planQuery([{ text: 'screen', forms: ['screen'] }], vocabulary, synonyms, { prefixLastWord: false })
   t.notOk(whole[0]?.candidates.some((c) => c.kind === 'prefix'), 'intent queries are whole words')
 })
+
+test('typo candidates equal a full scan of the vocabulary under the same rules', async (t) => {
+  const terms = ['translation', 'ranslation', 'xtranslation', 'rtanslation', 'transaction', 'translations', 'weather', 'whether', 'feather', 'weathers', 'geocoding', 'eocoding', 'geocodinh', 'screenshot', 'screenshots', 'cscreenshot']
+  const vocabulary = new Vocabulary(terms.map((term) => ({ term, documents: 1 })))
+  for (const word of ['ztanslation', 'rtanslation', 'translatoin', 'ranslation', 'wether', 'xeather', 'egocoding', 'geocodnig', 'creenshot', 'sreenshots', 'weathr']) {
+    const expected = terms.flatMap((term) => { const typos = typosBetween(word, term); return typos === undefined ? [] : [`${term}:${typos}`] }).sort()
+    t.same(vocabulary.withTypos(word).map((c) => `${c.term}:${c.typos}`).sort(), expected, word)
+  }
+})

@@ -121,13 +121,32 @@ test('keyword search on the list combines with filters, sorting and paging', asy
 
 test('a registration is searchable right away, and health reports the index', async (t) => {
   const app = await build(t, { seed: 'none' })
+  const before = (await app.inject('/api/catalog/search?q=quokkafy')).json() as { total: number }
+  t.equal(before.total, 0, 'nothing yet (and that answer is now cached)')
   const res = await register(app, validBody({ name: 'Quokkafy Lens', description: '有袋類の写真を判定する画像認識 API' }))
   t.equal(res.statusCode, 201)
   await app.searchReady()
   const found = (await app.inject('/api/catalog/search?q=quokkafy')).json() as { results: Result[] }
-  t.equal(found.results[0]?.service.id, res.json().id)
+  t.equal(found.results[0]?.service.id, res.json().id, 'a change to the index empties the search cache')
   const japanese = (await app.inject(`/api/services/search/intent?q=${encodeURIComponent('有袋類を判定したい')}`)).json() as { results: Result[] }
   t.equal(japanese.results[0]?.service.id, res.json().id)
   const health = (await app.inject('/health')).json()
   t.match(health, { status: 'ok', search: { status: 'ok', engine: 'sqlite-fts5', indexer: 'embedded', documents: 1, lag: 0 } })
+})
+
+test('CATALOG_SEARCH_CACHE=0 computes every search; results are the same', async (t) => {
+  const cached = await build(t)
+  const uncached = await build(t, { searchCacheEntries: 0 })
+  await cached.searchReady()
+  await uncached.searchReady()
+  for (const q of ['wether forcast', 'てんき', 'api']) {
+    const url = `/api/catalog/search?q=${encodeURIComponent(q)}`
+    const a = (await cached.inject(url)).json()
+    const again = (await cached.inject(url)).json()
+    const b = (await uncached.inject(url)).json()
+    t.same(again, a, `${q}: a repeated search answers the same`)
+    // Two stores seeded at different moments: compare what ranking decides, not timestamps.
+    const ranking = (body: { total: number, results: Result[] }): unknown => [body.total, body.results.map((r) => [r.service.id, r.score, r.matches])]
+    t.same(ranking(b), ranking(a), `${q}: cached and computed answers agree`)
+  }
 })

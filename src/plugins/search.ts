@@ -26,7 +26,7 @@ declare module 'fastify' {
 
 export default fp(async function searchPlugin (app: FastifyInstance, opts: { config: Config }) {
   const tokenizer = await loadTokenizer()
-  const engine = new SqliteSearchEngine(opts.config.dataDir)
+  const engine = new SqliteSearchEngine(opts.config.dataDir, { cacheEntries: opts.config.searchCacheEntries })
   const indexer = new Indexer({
     store: app.store,
     engine,

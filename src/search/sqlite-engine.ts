@@ -79,7 +79,14 @@ export class SqliteSearchEngine implements SearchEngine {
   /** Search statements by SQL text (their shape varies with filters, order and word count). */
   readonly #statements = new Map<string, Database.Statement>()
 
-  constructor (dataDir: string) {
+  /** Results of recent searches, valid for one index version; a small LRU. */
+  readonly #cache = new Map<string, SearchResult>()
+  readonly #cacheEntries: number
+  #cacheVersion = -1
+
+  /** `cacheEntries`: how many recent results to keep while the index is unchanged (0: none). */
+  constructor (dataDir: string, options: { cacheEntries?: number } = {}) {
+    this.#cacheEntries = options.cacheEntries ?? 1000
     mkdirSync(dataDir, { recursive: true })
     this.#db = new Database(join(dataDir, SEARCH_FILE))
     this.#db.pragma('journal_mode = WAL')
@@ -218,16 +225,30 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   async search (query: SearchQuery): Promise<SearchResult> {
-    const read = this.#db.transaction(() => {
-      const g = this.#generation()
-      const plan = planQuery(query.words, this.#currentVocabulary(g), this.#synonyms, { prefixLastWord: query.prefixLastWord })
-      if (plan.length === 0) return { rows: [] as RankedRow[], matches: new Map(), plan }
-      return { ...this.#rank(g, plan, query), plan }
-    })
     // A deferred transaction: one consistent snapshot even if a rebuild swaps meanwhile.
-    const { rows, matches, plan } = read()
-    const total = rows[0]?.total ?? 0
-    return { total, hits: rows.map((row) => this.#hit(row, plan, matches.get(row.doc) ?? [])) }
+    return this.#db.transaction(() => {
+      const g = this.#generation()
+      const version = this.#meta('version') as number
+      const key = this.#cacheEntries > 0 ? JSON.stringify([g, query]) : ''
+      if (this.#cacheEntries > 0) {
+        // Any index change (a new service, a swap) starts a fresh cache.
+        if (version !== this.#cacheVersion) { this.#cache.clear(); this.#cacheVersion = version }
+        const cached = this.#cache.get(key)
+        if (cached !== undefined) {
+          this.#cache.delete(key)
+          this.#cache.set(key, cached)
+          return cached
+        }
+      }
+      const plan = planQuery(query.words, this.#currentVocabulary(g), this.#synonyms, { prefixLastWord: query.prefixLastWord })
+      const { rows, matches } = plan.length === 0 ? { rows: [], matches: new Map() } : this.#rank(g, plan, query)
+      const result = { total: rows[0]?.total ?? 0, hits: rows.map((row) => this.#hit(row, plan, matches.get(row.doc) ?? [])) }
+      if (this.#cacheEntries > 0) {
+        this.#cache.set(key, result)
+        if (this.#cache.size > this.#cacheEntries) this.#cache.delete(this.#cache.keys().next().value as string)
+      }
+      return result
+    })()
   }
 
   #rank (g: number, plan: PlannedWord[], query: SearchQuery): { rows: RankedRow[], matches: Map<number, Array<[number, string, number, number, number]>> } {

@@ -19,18 +19,17 @@ export class Vocabulary {
   readonly #sorted: string[]
   readonly #frequency: Map<string, number>
   readonly #byFirstChar = new Map<string, string[]>()
-  readonly #all: string[]
+  /** Terms by everything after their first character, for first-character typos. */
+  readonly #byTail = new Map<string, string[]>()
 
   constructor (entries: Iterable<{ term: string, documents: number }>) {
     this.#frequency = new Map()
     for (const { term, documents } of entries) this.#frequency.set(term, documents)
     this.#sorted = [...this.#frequency.keys()].sort()
-    this.#all = this.#sorted
     for (const term of this.#sorted) {
       const first = String.fromCodePoint(term.codePointAt(0) as number)
-      const bucket = this.#byFirstChar.get(first)
-      if (bucket === undefined) this.#byFirstChar.set(first, [term])
-      else bucket.push(term)
+      push(this.#byFirstChar, first, term)
+      push(this.#byTail, term.slice(first.length), term)
     }
   }
 
@@ -60,24 +59,46 @@ export class Vocabulary {
     return this.#mostFrequent(out, MAX_PREFIX_TERMS)
   }
 
-  /** Terms within the word's typo budget. First-character typos only exist for 9+ character words, so only they scan beyond the word's first-character bucket. */
+  /**
+   * Terms within the word's typo budget. Same-first-character candidates come from a scan
+   * of that character's bucket. A first-character typo counts as two, so it only fits a
+   * 9+ character word and leaves no budget for anything else: the one edit touches the
+   * first character (substituted, dropped, added, or swapped with the second), and each of
+   * those is a lookup rather than a scan.
+   */
   withTypos (word: string): TypoCandidate[] {
-    const length = [...word].length
-    if (length < 5) return []
-    const first = String.fromCodePoint(word.codePointAt(0) as number)
-    const pool = length >= 9 ? this.#all : (this.#byFirstChar.get(first) ?? [])
-    const found: TypoCandidate[] = []
-    for (const term of pool) {
+    const chars = [...word]
+    if (chars.length < 5) return []
+    const first = chars[0] as string
+    const found = new Map<string, number>()
+    for (const term of this.#byFirstChar.get(first) ?? []) {
       if (Math.abs(term.length - word.length) > 2) continue
       const typos = typosBetween(word, term)
-      if (typos !== undefined) found.push({ term, typos })
+      if (typos !== undefined) found.set(term, typos)
     }
-    found.sort((a, b) => a.typos - b.typos || (this.#frequency.get(b.term) ?? 0) - (this.#frequency.get(a.term) ?? 0))
-    return found.slice(0, MAX_TYPO_TERMS)
+    if (chars.length >= 9) {
+      const tail = chars.slice(1).join('')
+      const swapped = (chars[1] as string) + first + chars.slice(2).join('')
+      const firstEdits = [...(this.#byTail.get(tail) ?? []), ...(this.#byTail.get(word) ?? []), tail, swapped]
+      for (const term of firstEdits) {
+        if (term === word || found.has(term) || !this.#frequency.has(term)) continue
+        const typos = typosBetween(word, term)
+        if (typos !== undefined) found.set(term, typos)
+      }
+    }
+    return [...found].map(([term, typos]) => ({ term, typos }))
+      .sort((a, b) => a.typos - b.typos || (this.#frequency.get(b.term) ?? 0) - (this.#frequency.get(a.term) ?? 0))
+      .slice(0, MAX_TYPO_TERMS)
   }
 
   #mostFrequent (terms: string[], limit: number): string[] {
     if (terms.length <= limit) return terms
     return [...terms].sort((a, b) => (this.#frequency.get(b) ?? 0) - (this.#frequency.get(a) ?? 0)).slice(0, limit)
   }
+}
+
+function push (map: Map<string, string[]>, key: string, term: string): void {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [term])
+  else list.push(term)
 }
