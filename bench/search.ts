@@ -77,13 +77,14 @@ async function benchmark (): Promise<void> {
   started = performance.now()
   const tokenizer = await loadTokenizer()
   const dictionaryMs = performance.now() - started
-  const engine = new SqliteSearchEngine(dataDir)
+  // No result cache here: the in-process figures are the computed search.
+  const engine = new SqliteSearchEngine(dataDir, { cacheEntries: 0 })
   const indexer = new Indexer({ store, engine, tokenizer, logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 })
   started = performance.now()
   await indexer.reindex((done, total) => { if (done % 20_000 < 500 || done === total) log(`reindex ${done}/${total}`) })
   const reindexS = (performance.now() - started) / 1000
 
-  // ---- in-process search latency (engine + query analysis, no HTTP)
+  // ---- in-process search latency (engine + query analysis, no HTTP, no cache)
   const page = { limit: 20, offset: 0 }
   const inProcess = async (run: () => Promise<unknown>, repeats: number): Promise<{ p50: number, p99: number }> => {
     const samples: number[] = []

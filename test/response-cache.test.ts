@@ -35,13 +35,21 @@ test('read routes answer from the cache until the catalog changes', async (t) =>
   t.equal((await app.inject('/api/services/svc_aaaaaaaaaaaaaaaaaaaaaaaa')).headers['x-cache'], undefined, 'errors are never cached')
 })
 
-test('keyword search on the list is never cached', async (t) => {
+test('search answers are cached until the store or the index changes', async (t) => {
   const app = await build(t)
   await app.searchReady()
-  await app.inject('/api/services?query=weather')
-  const again = await app.inject('/api/services?query=weather')
-  t.equal(again.headers['x-cache'], undefined)
-  t.ok(again.json().length > 0)
+  for (const url of ['/api/services?query=wombat', '/api/catalog/search?q=wombat', '/api/services/search/intent?q=wombat']) {
+    await app.inject(url)
+    t.equal((await app.inject(url)).headers['x-cache'], 'hit', `${url} repeats from the cache`)
+  }
+  await register(app, validBody({ name: 'Wombat Weather' }))
+  // Stored but not yet indexed: an answer built now must not outlive the indexing.
+  await app.inject('/api/catalog/search?q=wombat')
+  await app.searchReady()
+  const found = await app.inject('/api/catalog/search?q=wombat')
+  t.equal(found.json().total, 1, 'once indexed, the service is found')
+  const list = await app.inject('/api/services?query=wombat')
+  t.equal(list.json().length, 1)
 })
 
 test('CATALOG_RESPONSE_CACHE=0 turns the cache off', async (t) => {

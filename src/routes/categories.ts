@@ -13,7 +13,7 @@ const CategorySchema = Type.Object({
 
 const categoriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/categories', {
-    config: { cache: true },
+    config: { cache: 'store' },
     schema: {
       tags: ['categories'],
       summary: 'Category taxonomy (English and Japanese names) with service counts',

@@ -32,6 +32,7 @@ const wordsOf = (hit: SearchHit): string[] => [...new Set(hit.matchedTokens.map(
 
 const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/catalog/search', {
+    config: { cache: 'search' },
     schema: {
       tags: ['search'],
       summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix)',
@@ -55,6 +56,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/services/search/intent', {
+    config: { cache: 'search' },
     schema: {
       tags: ['search'],
       summary: 'Search by what you want, in Japanese or English ("東京の天気を知りたい", "I need speech to text")',

@@ -14,7 +14,8 @@ const IdParams = Type.Object({ id: Type.String({ pattern: SERVICE_ID_PATTERN, de
 
 const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/services', {
-    config: { cache: true },
+    // With ?query= the answer also follows the search index.
+    config: { cache: 'search' },
     schema: {
       tags: ['services'],
       summary: 'List services with filters, sorting and paging',
@@ -27,8 +28,6 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { text, filter, sort, page } = toStoreQuery(request.query)
     if (text !== undefined) {
-      // Search answers follow the index, not the store: never cached.
-      request.cacheSeq = undefined
       const found = await searchServices(app, { words: splitQueryWords(text), filter, sort, page, prefixLastWord: true })
       void reply.header('x-total-count', found.total)
       return found.hits.map((hit) => hit.service)
@@ -39,7 +38,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/services/:id', {
-    config: { cache: true },
+    config: { cache: 'store' },
     schema: {
       tags: ['services'],
       summary: 'One service',
@@ -53,7 +52,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/services/:id/status', {
-    config: { cache: true },
+    config: { cache: 'store' },
     schema: {
       tags: ['services'],
       summary: 'Trust and monitoring signals of one service',

@@ -78,6 +78,8 @@ export interface SearchEngine {
    */
   rebuild (batches: AsyncIterable<readonly SearchDocument[]>, checkpoint: number): Promise<void>
   search (query: SearchQuery): Promise<SearchResult>
+  /** An opaque token that changes whenever search results may change (documents applied, index swapped). */
+  version (): Promise<string>
   stats (): Promise<IndexStats>
   close (): Promise<void>
 }

@@ -350,6 +350,10 @@ export class SqliteSearchEngine implements SearchEngine {
     return { id: row.id, score, matchedTokens }
   }
 
+  async version (): Promise<string> {
+    return `${this.#generation()}.${this.#meta('version') as number}`
+  }
+
   async stats (): Promise<IndexStats> {
     return this.#db.transaction(() => {
       const g = this.#generation()
