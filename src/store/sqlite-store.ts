@@ -13,6 +13,14 @@ import type {
   ApiKeyRecord, CatalogStore, Page, ServiceChange, ServiceFilter, ServicePage, ServiceSort, SortField
 } from './catalog-store.js'
 
+/**
+ * One index per filter column and sort order, so "category=x sorted by price" walks the
+ * index in order and stops after a page instead of sorting every match.
+ */
+const FILTER_SORT_INDEXES = ['category', 'status'].flatMap((filter) =>
+  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) =>
+    `CREATE INDEX IF NOT EXISTS services_${filter}_${sort} ON services(${filter}, ${sort}, id);`)).join('\n')
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS services (
   id TEXT PRIMARY KEY,
@@ -43,13 +51,12 @@ CREATE TABLE IF NOT EXISTS service_chains (
   chain TEXT NOT NULL,
   PRIMARY KEY (chain, service_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS services_category ON services(category, id);
-CREATE INDEX IF NOT EXISTS services_status ON services(status, id);
-CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
 CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
 CREATE INDEX IF NOT EXISTS services_trust ON services(trust_score, id);
 CREATE INDEX IF NOT EXISTS services_name ON services(name_sort, id);
 CREATE INDEX IF NOT EXISTS services_created ON services(created_at, id);
+CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
+${FILTER_SORT_INDEXES}
 CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
