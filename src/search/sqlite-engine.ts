@@ -104,11 +104,11 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   #meta (key: string): number | undefined {
-    return (this.#db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: number } | undefined)?.value
+    return (this.#statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: number } | undefined)?.value
   }
 
   #setMeta (key: string, value: number): void {
-    this.#db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
+    this.#statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value)
   }
 
   #generation (): number {
@@ -144,13 +144,13 @@ export class SqliteSearchEngine implements SearchEngine {
 
   /** Writes documents into generation `g`; a document older than the stored one is skipped. */
   #write (g: number, documents: readonly SearchDocument[]): void {
-    const find = this.#db.prepare(`SELECT rowid, seq FROM docs_${g} WHERE id = ?`)
-    const insertDoc = this.#db.prepare(`INSERT INTO docs_${g} (id, seq, category, status, price_atomic, trust_score, name_sort, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-    const updateDoc = this.#db.prepare(`UPDATE docs_${g} SET seq = ?, category = ?, status = ?, price_atomic = ?, trust_score = ?, name_sort = ?, created_at = ? WHERE rowid = ?`)
-    const deleteText = this.#db.prepare(`DELETE FROM fts_${g} WHERE rowid = ?`)
-    const deleteChains = this.#db.prepare(`DELETE FROM chains_${g} WHERE doc = ?`)
-    const insertText = this.#db.prepare(`INSERT INTO fts_${g} (rowid, ${COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(COLUMNS.length)})`)
-    const insertChain = this.#db.prepare(`INSERT INTO chains_${g} (chain, doc) VALUES (?, ?)`)
+    const find = this.#statement(`SELECT rowid, seq FROM docs_${g} WHERE id = ?`)
+    const insertDoc = this.#statement(`INSERT INTO docs_${g} (id, seq, category, status, price_atomic, trust_score, name_sort, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+    const updateDoc = this.#statement(`UPDATE docs_${g} SET seq = ?, category = ?, status = ?, price_atomic = ?, trust_score = ?, name_sort = ?, created_at = ? WHERE rowid = ?`)
+    const deleteText = this.#statement(`DELETE FROM fts_${g} WHERE rowid = ?`)
+    const deleteChains = this.#statement(`DELETE FROM chains_${g} WHERE doc = ?`)
+    const insertText = this.#statement(`INSERT INTO fts_${g} (rowid, ${COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(COLUMNS.length)})`)
+    const insertChain = this.#statement(`INSERT INTO chains_${g} (chain, doc) VALUES (?, ?)`)
     for (const doc of documents) {
       const fields = [doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt] as const
       const existing = find.get(doc.id) as { rowid: number, seq: number } | undefined
@@ -357,7 +357,7 @@ export class SqliteSearchEngine implements SearchEngine {
   async stats (): Promise<IndexStats> {
     return this.#db.transaction(() => {
       const g = this.#generation()
-      const documents = (this.#db.prepare(`SELECT COUNT(*) AS n FROM docs_${g}`).get() as { n: number }).n
+      const documents = (this.#statement(`SELECT COUNT(*) AS n FROM docs_${g}`).get() as { n: number }).n
       return { documents, checkpoint: this.#meta('checkpoint') ?? 0 }
     })()
   }
