@@ -1,5 +1,7 @@
 import { test } from 'tap'
 import { planQuery, segment } from '../src/search/query-plan.js'
+import { explainMatch } from '../src/search/reason.js'
+import type { MatchedToken } from '../src/search/search-engine.js'
 import { boundedDistance, typoBudget, typosBetween } from '../src/search/typo.js'
 import { Vocabulary } from '../src/search/vocabulary.js'
 
@@ -58,4 +60,24 @@ test('typo candidates equal a full scan of the vocabulary under the same rules',
     const expected = terms.flatMap((term) => { const typos = typosBetween(word, term); return typos === undefined ? [] : [`${term}:${typos}`] }).sort()
     t.same(vocabulary.withTypos(word).map((c) => `${c.term}:${c.typos}`).sort(), expected, word)
   }
+})
+
+test('reasons name the word, the attribute and how it matched, in the query language', async (t) => {
+  const match = (kind: MatchedToken['kind'], typos = 0): MatchedToken => ({ word: 'wether', term: 'weather', attribute: 'description', kind, typos })
+  const cases: Array<[MatchedToken['kind'], number, RegExp, RegExp]> = [
+    ['exact', 0, /^「wether」が説明に一致。$/, /^"wether" is in the description\.$/],
+    ['reading', 0, /読み/, /reading "weather"/],
+    ['synonym', 0, /同義語「weather」/, /"weather", a synonym of "wether"/],
+    ['prefix', 0, /前方一致/, /starts "weather"/],
+    ['bigram', 0, /部分一致/, /part of "weather"/],
+    ['typo', 1, /1文字違い/, /\(1 typo\)/],
+    ['typo', 2, /2文字違い/, /\(2 typos\)/]
+  ]
+  for (const [kind, typos, ja, en] of cases) {
+    t.match(explainMatch([match(kind, typos)], 'ja'), ja, `${kind} in Japanese`)
+    t.match(explainMatch([match(kind, typos)], 'en'), en, `${kind} in English`)
+  }
+  t.equal(explainMatch([match('exact'), { ...match('exact'), word: 'forcast', attribute: 'name' }], 'en'), '"wether" is in the description; "forcast" is in the name.')
+  t.equal(explainMatch([], 'ja'), '一致した語はありません。')
+  t.equal(explainMatch([], 'en'), 'No words matched.')
 })
