@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import Database from 'better-sqlite3'
 import { test } from 'tap'
 import { Indexer } from '../indexer/indexer.js'
 import { toSearchDocument } from '../indexer/search-document.js'
@@ -132,4 +133,23 @@ test('the reindex CLI prints progress and the count; bad commands print usage', 
   const usage = await run(process.execPath, [CLI, 'bogus'], { env }).catch((err: { code: number, stderr: string }) => err)
   t.equal((usage as { code: number }).code, 2)
   t.match((usage as { stderr: string }).stderr, /usage/)
+})
+
+test('an index in an older layout is emptied on open and refilled from the store', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  t.teardown(() => store.close())
+  await store.insertServices(manyRecords(30))
+  const tokenizer = await loadTokenizer()
+  const first = new SqliteSearchEngine(dataDir)
+  await new Indexer({ store, engine: first, tokenizer, logger: silent }).catchUp()
+  await first.close()
+  const raw = new Database(join(dataDir, 'search.sqlite'))
+  raw.prepare("UPDATE meta SET value = 1 WHERE key = 'layout'").run()
+  raw.close()
+  const reopened = new SqliteSearchEngine(dataDir)
+  t.teardown(() => reopened.close())
+  t.same(await reopened.stats(), { documents: 0, checkpoint: 0 }, 'the old layout is not read')
+  await new Indexer({ store, engine: reopened, tokenizer, logger: silent }).catchUp()
+  t.same(await reopened.indexedIds(), await sortedStoreIds(store), 'the indexer refills it')
 })

@@ -2,12 +2,13 @@
  * Embedded SearchEngine on SQLite FTS5, ranking like Meilisearch: a bucket sort on
  * words matched → typos → proximity → attribute → exactness, then trust score and id.
  *
- * Layout: one FTS5 row per service; each attribute has four position-aligned columns
- * (the word, its base form, reading, …: column k holds the k-th form at every position,
- * padded with a filler) so FTS5 offsets are word positions for proximity, plus a loose
- * column for further forms and bigrams. Tables carry a generation suffix: a rebuild fills
- * the next generation while searches read the current one, then swaps in one transaction.
- * Filters, ranking and paging run in SQL; JavaScript only plans the query terms.
+ * Layout: one FTS5 row per service; name and description each have four position-aligned
+ * columns (the word, its base form, reading, …: column k holds the k-th form at every
+ * position, padded with a filler) so FTS5 offsets are word positions for proximity, plus a
+ * loose column for further forms and bigrams. Category text is kept once per category.
+ * Tables carry a generation suffix: a rebuild fills the next generation while searches read
+ * the current one, then swaps in one transaction. Filters, ranking and paging run in SQL;
+ * JavaScript only plans the query terms.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -26,8 +27,19 @@ export const SEARCH_FILE = 'search.sqlite'
 
 const ALIGNED_FORMS = 4
 const FILLER = '\u2400'
-const ATTRIBUTE_LETTERS = ['n', 'c', 'd'] as const
-const COLUMNS = ATTRIBUTE_LETTERS.flatMap((letter) => [...Array.from({ length: ALIGNED_FORMS }, (_, k) => `${letter}${k}`), `${letter}x`])
+/**
+ * FTS5 holds the per-service text: name (n…) and description (d…). The category's text is
+ * the same for every service in it, so its terms are kept once per category and matched
+ * once per query, instead of once per service (they were most of the work for queries
+ * naming a category: weather, 天気, …).
+ */
+const TEXT_ATTRIBUTES = { n: 'name', d: 'description' } as const
+const COLUMNS = Object.keys(TEXT_ATTRIBUTES).flatMap((letter) => [...Array.from({ length: ALIGNED_FORMS }, (_, k) => `${letter}${k}`), `${letter}x`])
+/** SQL for an FTS5 instance column's attribute rank (name 0, category 1, description 2). */
+const ATTRIBUTE_OF_COLUMN = "CASE substr(i.col, 1, 1) WHEN 'n' THEN 0 ELSE 2 END"
+const CATEGORY_ATTRIBUTE = SEARCH_ATTRIBUTES.indexOf('category')
+/** Bumped when the index layout changes; an index in another layout is rebuilt from the store. */
+const LAYOUT = 2
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
 const MAX_DISTANCE = 8
 /** The vocabulary is reloaded at most this often while the index keeps changing. */
@@ -94,12 +106,17 @@ export class SqliteSearchEngine implements SearchEngine {
     this.#db.pragma('busy_timeout = 5000')
     this.#db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT')
     this.#db.transaction(() => {
-      if (this.#meta('generation') === undefined) {
-        this.#createGeneration(1)
-        this.#setMeta('generation', 1)
-        this.#setMeta('checkpoint', 0)
-        this.#setMeta('version', 0)
-      }
+      const current = this.#meta('generation')
+      if (current !== undefined && this.#meta('layout') === LAYOUT) return
+      // New, or written in an older layout: start an empty index; the indexer refills it
+      // from the store (the index is a mirror, the store is the truth).
+      if (current !== undefined) this.#dropGeneration(current)
+      const g = (current ?? 0) + 1
+      this.#createGeneration(g)
+      this.#setMeta('generation', g)
+      this.#setMeta('checkpoint', 0)
+      this.#setMeta('version', (this.#meta('version') ?? 0) + 1)
+      this.#setMeta('layout', LAYOUT)
     }).immediate()
   }
 
@@ -128,7 +145,14 @@ export class SqliteSearchEngine implements SearchEngine {
         name_sort TEXT NOT NULL,
         created_at TEXT NOT NULL
       ) STRICT;
+      CREATE INDEX IF NOT EXISTS docs_${g}_category ON docs_${g} (category);
       CREATE TABLE IF NOT EXISTS chains_${g} (chain TEXT NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (chain, doc)) STRICT, WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS category_terms_${g} (
+        term TEXT NOT NULL,
+        category TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (term, category, position)
+      ) STRICT, WITHOUT ROWID;
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_${g} USING fts5(${COLUMNS.join(', ')}, tokenize = 'ascii', content = '', contentless_delete = 1);
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_${g}_instances USING fts5vocab(fts_${g}, instance);
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_${g}_terms USING fts5vocab(fts_${g}, col);
@@ -138,7 +162,7 @@ export class SqliteSearchEngine implements SearchEngine {
   #dropGeneration (g: number): void {
     this.#db.exec(`
       DROP TABLE IF EXISTS fts_${g}_instances; DROP TABLE IF EXISTS fts_${g}_terms; DROP TABLE IF EXISTS fts_${g};
-      DROP TABLE IF EXISTS chains_${g}; DROP TABLE IF EXISTS docs_${g};
+      DROP TABLE IF EXISTS chains_${g}; DROP TABLE IF EXISTS category_terms_${g}; DROP TABLE IF EXISTS docs_${g};
     `)
   }
 
@@ -151,6 +175,8 @@ export class SqliteSearchEngine implements SearchEngine {
     const deleteChains = this.#statement(`DELETE FROM chains_${g} WHERE doc = ?`)
     const insertText = this.#statement(`INSERT INTO fts_${g} (rowid, ${COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(COLUMNS.length)})`)
     const insertChain = this.#statement(`INSERT INTO chains_${g} (chain, doc) VALUES (?, ?)`)
+    const insertCategoryTerm = this.#statement(`INSERT OR IGNORE INTO category_terms_${g} (term, category, position) VALUES (?, ?, ?)`)
+    const categoriesDone = new Set<string>()
     for (const doc of documents) {
       const fields = [doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt] as const
       const existing = find.get(doc.id) as { rowid: number, seq: number } | undefined
@@ -164,8 +190,12 @@ export class SqliteSearchEngine implements SearchEngine {
         deleteText.run(rowid)
         deleteChains.run(rowid)
       }
-      insertText.run(rowid, ...SEARCH_ATTRIBUTES.flatMap((attribute) => columnTexts(doc.terms[attribute])))
+      insertText.run(rowid, ...Object.values(TEXT_ATTRIBUTES).flatMap((attribute) => columnTexts(doc.terms[attribute])))
       for (const chain of new Set(doc.chains)) insertChain.run(chain, rowid)
+      if (!categoriesDone.has(doc.category)) {
+        categoriesDone.add(doc.category)
+        for (const { term, position } of doc.terms.category) insertCategoryTerm.run(term, doc.category, position)
+      }
     }
   }
 
@@ -217,8 +247,13 @@ export class SqliteSearchEngine implements SearchEngine {
       (cached.version === version || Date.now() - cached.loadedAt < VOCABULARY_REFRESH_MS)
     if (fresh) return cached.words
     // Words only: bigrams and the filler would make typo, prefix and compound candidates noise.
-    const rows = this.#db.prepare(`SELECT term, SUM(doc) AS documents FROM fts_${g}_terms WHERE col NOT LIKE '_x' AND term != ? GROUP BY term`)
-      .all(FILLER) as Array<{ term: string, documents: number }>
+    const rows = this.#db.prepare(`
+      SELECT term, SUM(documents) AS documents FROM (
+        SELECT term, SUM(doc) AS documents FROM fts_${g}_terms WHERE col NOT LIKE '_x' AND term != @filler GROUP BY term
+        UNION ALL
+        SELECT ct.term, COUNT(*) AS documents FROM (SELECT DISTINCT term, category FROM category_terms_${g}) ct
+        JOIN docs_${g} d ON d.category = ct.category GROUP BY ct.term
+      ) GROUP BY term`).all({ filler: FILLER }) as Array<{ term: string, documents: number }>
     const words = new Vocabulary(rows)
     this.#vocabulary = { generation: g, version, loadedAt: Date.now(), words }
     return words
@@ -275,11 +310,20 @@ export class SqliteSearchEngine implements SearchEngine {
       -- One row per document, word and attribute: its best match there and its first
       -- aligned position (proximity is measured between first occurrences, which keeps
       -- the cost linear in matches; names and descriptions are short).
+      -- The categories each word matches: a handful of rows, whatever the catalog's size.
+      category_matches AS (
+        SELECT ct.category, q.w, MIN(q.typos) AS typos, MIN(q.ex) AS ex, MIN(ct.position) AS pos
+        FROM q JOIN category_terms_${g} ct ON ct.term = q.term
+        GROUP BY ct.category, q.w
+      ),
       firsts AS MATERIALIZED (
-        SELECT i.doc, q.w, instr('${ATTRIBUTE_LETTERS.join('')}', substr(i.col, 1, 1)) - 1 AS attr, MIN(q.typos) AS typos, MIN(q.ex) AS ex,
+        SELECT i.doc, q.w, ${ATTRIBUTE_OF_COLUMN} AS attr, MIN(q.typos) AS typos, MIN(q.ex) AS ex,
                MIN(CASE WHEN substr(i.col, 2) = 'x' THEN NULL ELSE i.offset END) AS pos
         FROM q JOIN fts_${g}_instances i ON i.term = q.term
         GROUP BY i.doc, q.w, attr
+        UNION ALL
+        SELECT d.rowid, m.w, ${CATEGORY_ATTRIBUTE}, m.typos, m.ex, m.pos
+        FROM category_matches m JOIN docs_${g} d ON d.category = m.category
       ),
       ranked AS (
         SELECT doc, COUNT(*) AS words, SUM(typos) AS typos, SUM(attr) AS attr, SUM(ex) AS exactness
@@ -305,10 +349,15 @@ export class SqliteSearchEngine implements SearchEngine {
     if (rows.length === 0) return { rows, matches: new Map() }
     // How each word matched, for the page only.
     const matchRows = this.#statement(`
-      WITH q(w, term, typos, kind) AS (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 4 FROM json_each(@plan))
-      SELECT i.doc, q.w, q.term, q.typos, q.kind, instr('${ATTRIBUTE_LETTERS.join('')}', substr(i.col, 1, 1)) - 1 AS attr
+      WITH q(w, term, typos, kind) AS (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 4 FROM json_each(@plan)),
+      page(doc) AS (SELECT value FROM json_each(@docs))
+      SELECT i.doc, q.w, q.term, q.typos, q.kind, ${ATTRIBUTE_OF_COLUMN} AS attr
       FROM q JOIN fts_${g}_instances i ON i.term = q.term
-      WHERE i.doc IN (SELECT value FROM json_each(@docs))`
+      WHERE i.doc IN page
+      UNION ALL
+      SELECT d.rowid, q.w, q.term, q.typos, q.kind, ${CATEGORY_ATTRIBUTE}
+      FROM q JOIN category_terms_${g} ct ON ct.term = q.term JOIN docs_${g} d ON d.category = ct.category
+      WHERE d.rowid IN page`
     ).raw().all({ plan: params.plan, docs: JSON.stringify(rows.map((row) => row.doc)) }) as Array<[number, number, string, number, number, number]>
     const matches = new Map<number, Array<[number, string, number, number, number]>>()
     for (const [doc, ...match] of matchRows) {
