@@ -1,31 +1,18 @@
 /** Catalog search (whitespace keywords) and intent search (conversational, kuromoji). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
-import { toService, type Service } from '../domain/service.js'
 import { DEFAULT_PAGE_SIZE } from '../domain/service-query.js'
 import { ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { analyzeIntent, splitQueryWords, type QueryWord } from '../search/analysis/analyzer.js'
 import { explainMatch } from '../search/reason.js'
 import { CatalogSearchResponse, IntentSearchResponse, SearchQuerySchema } from '../search/schemas.js'
-import type { SearchHit, SearchQuery } from '../search/search-engine.js'
+import type { SearchHit } from '../search/search-engine.js'
+import { searchServices } from '../search/service-search.js'
 
 /** Rejects a query that is only whitespace: it asks for nothing. */
-export function requireText (field: string, value: string): string {
+function requireText (field: string, value: string): string {
   if (value.trim() === '') throw new ValidationError(field, 'must not be blank')
   return value
-}
-
-/** Runs a search and pairs each hit with its service from the authoritative store, in rank order. */
-export async function searchServices (app: FastifyInstance, query: SearchQuery): Promise<{ total: number, hits: Array<SearchHit & { service: Service }> }> {
-  if (query.words.length === 0) return { total: 0, hits: [] }
-  const result = await app.searchIndex.engine.search(query)
-  const records = new Map((await app.store.getServices(result.hits.map((hit) => hit.id))).map((r) => [r.id, r]))
-  const hits = result.hits.flatMap((hit) => {
-    const record = records.get(hit.id)
-    return record === undefined ? [] : [{ ...hit, service: toService(record) }]
-  })
-  return { total: result.total, hits }
 }
 
 const wordsOf = (hit: SearchHit): string[] => [...new Set(hit.matchedTokens.map((m) => m.word))]
@@ -42,7 +29,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const q = requireText('q', request.query.q)
     const words: QueryWord[] = splitQueryWords(q)
-    const { total, hits } = await searchServices(app, {
+    const { total, hits } = await searchServices(app.searchIndex.engine, app.store, {
       words,
       filter: {},
       prefixLastWord: true,
@@ -66,7 +53,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const q = requireText('q', request.query.q)
     const intent = analyzeIntent(q, app.searchIndex.tokenizer)
-    const { hits } = await searchServices(app, {
+    const { hits } = await searchServices(app.searchIndex.engine, app.store, {
       words: intent.tokens,
       filter: {},
       prefixLastWord: false,

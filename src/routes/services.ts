@@ -8,7 +8,7 @@ import { DEFAULT_SORT, ListQuerySchema, toStoreQuery } from '../domain/service-q
 import { NotFoundError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { splitQueryWords } from '../search/analysis/analyzer.js'
-import { searchServices } from './search.js'
+import { searchServices } from '../search/service-search.js'
 
 const IdParams = Type.Object({ id: Type.String({ pattern: SERVICE_ID_PATTERN, description: 'Service id (svc_…)' }) })
 
@@ -28,7 +28,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { text, filter, sort, page } = toStoreQuery(request.query)
     if (text !== undefined) {
-      const found = await searchServices(app, { words: splitQueryWords(text), filter, sort, page, prefixLastWord: true })
+      const found = await searchServices(app.searchIndex.engine, app.store, { words: splitQueryWords(text), filter, sort, page, prefixLastWord: true })
       void reply.header('x-total-count', found.total)
       return found.hits.map((hit) => hit.service)
     }
