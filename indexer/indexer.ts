@@ -49,7 +49,7 @@ export class Indexer {
     const { store, engine, tokenizer, batchSize } = this.#options
     let applied = 0
     for (;;) {
-      const { checkpoint } = await engine.stats()
+      const checkpoint = await engine.checkpoint()
       const changes = await store.changesSince(checkpoint, batchSize)
       if (changes.length === 0) break
       const documents = changes.map((change) => toSearchDocument(change.service, change.seq, tokenizer))
@@ -90,7 +90,7 @@ export class Indexer {
   /** Resolves once everything the store holds now is searchable. */
   async waitForCatchUp (): Promise<void> {
     const seq = await this.#options.store.latestSeq()
-    if ((await this.#options.engine.stats()).checkpoint >= seq) return
+    if (await this.#options.engine.checkpoint() >= seq) return
     await new Promise<void>((resolve) => {
       this.#caughtUp.push({ seq, resolve })
       this.notify()
@@ -99,7 +99,7 @@ export class Indexer {
 
   async #resolveWaiters (): Promise<void> {
     if (this.#caughtUp.length === 0) return
-    const { checkpoint } = await this.#options.engine.stats()
+    const checkpoint = await this.#options.engine.checkpoint()
     this.#caughtUp = this.#caughtUp.filter((waiter) => (waiter.seq <= checkpoint ? (waiter.resolve(), false) : true))
   }
 

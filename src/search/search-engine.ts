@@ -80,6 +80,8 @@ export interface SearchEngine {
   search (query: SearchQuery): Promise<SearchResult>
   /** An opaque token that changes whenever search results may change (documents applied, index swapped). */
   version (): Promise<string>
+  /** Highest change-feed sequence applied (cheap: the indexer polls it). */
+  checkpoint (): Promise<number>
   stats (): Promise<IndexStats>
   close (): Promise<void>
 }

@@ -412,6 +412,10 @@ export class SqliteSearchEngine implements SearchEngine {
     return `${this.#generation()}.${this.#meta('version') as number}`
   }
 
+  async checkpoint (): Promise<number> {
+    return this.#meta('checkpoint') ?? 0
+  }
+
   async stats (): Promise<IndexStats> {
     return this.#db.transaction(() => {
       const g = this.#generation()
