@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { buildServiceRecord, RegistrationBodySchema } from '../domain/registration.js'
-import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus } from '../domain/service.js'
+import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { DEFAULT_SORT, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { NotFoundError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
@@ -13,6 +13,12 @@ import { searchServices } from '../search/service-search.js'
 const IdParams = Type.Object({ id: Type.String({ pattern: SERVICE_ID_PATTERN, description: 'Service id (svc_…)' }) })
 
 const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  async function findService (id: string): Promise<ServiceRecord> {
+    const record = await app.store.getService(id)
+    if (record === null) throw new NotFoundError(`service ${id} not found`)
+    return record
+  }
+
   app.get('/api/services', {
     // With ?query= the answer also follows the search index.
     config: { cache: 'search' },
@@ -45,11 +51,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 200: ServiceSchema, 400: ErrorSchema, 404: ErrorSchema }
     }
-  }, async (request) => {
-    const record = await app.store.getService(request.params.id)
-    if (record === null) throw new NotFoundError(`service ${request.params.id} not found`)
-    return toService(record)
-  })
+  }, async (request) => toService(await findService(request.params.id)))
 
   app.get('/api/services/:id/status', {
     config: { cache: 'store' },
@@ -59,11 +61,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 200: ServiceStatusSchema, 400: ErrorSchema, 404: ErrorSchema }
     }
-  }, async (request) => {
-    const record = await app.store.getService(request.params.id)
-    if (record === null) throw new NotFoundError(`service ${request.params.id} not found`)
-    return toServiceStatus(record)
-  })
+  }, async (request) => toServiceStatus(await findService(request.params.id)))
 
   app.post('/api/services', {
     // Authenticate before the body is parsed or validated: strangers learn nothing about the rules.
