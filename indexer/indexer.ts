@@ -5,10 +5,21 @@
  * harmless (documents are upserted whole).
  */
 import type { Logger } from 'pino'
-import type { CatalogStore } from '../src/store/catalog-store.js'
+import type { CatalogStore, ServiceChange } from '../src/store/catalog-store.js'
 import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { SearchDocument, SearchEngine } from '../src/search/search-engine.js'
 import { toSearchDocument } from './search-document.js'
+
+/** Splits a slice of the change feed into documents to upsert and ids to remove. */
+function toIndexChanges (changes: readonly ServiceChange[], tokenizer: JapaneseTokenizer): { documents: SearchDocument[], removedIds: string[] } {
+  const documents: SearchDocument[] = []
+  const removedIds: string[] = []
+  for (const change of changes) {
+    if (change.service === null) removedIds.push(change.id)
+    else documents.push(toSearchDocument(change.service, change.seq, tokenizer))
+  }
+  return { documents, removedIds }
+}
 
 export interface IndexerOptions {
   store: CatalogStore
@@ -52,8 +63,8 @@ export class Indexer {
       const checkpoint = await engine.checkpoint()
       const changes = await store.changesSince(checkpoint, batchSize)
       if (changes.length === 0) break
-      const documents = changes.map((change) => toSearchDocument(change.service, change.seq, tokenizer))
-      await engine.apply(documents, (changes.at(-1) as { seq: number }).seq)
+      const { documents, removedIds } = toIndexChanges(changes, tokenizer)
+      await engine.apply(documents, (changes.at(-1) as { seq: number }).seq, removedIds)
       applied += changes.length
       this.#options.logger.debug({ applied: changes.length, checkpoint: changes.at(-1)?.seq }, 'indexed batch')
     }
@@ -125,7 +136,8 @@ export class Indexer {
         if (changes.length === 0) return
         last = (changes.at(-1) as { seq: number }).seq
         done += changes.length
-        yield changes.map((change) => toSearchDocument(change.service, change.seq, tokenizer))
+        // A fresh index holds nothing to remove: tombstones are simply skipped.
+        yield toIndexChanges(changes, tokenizer).documents
         onProgress(Math.min(done, total), total)
       }
     }

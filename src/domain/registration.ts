@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
 import { isCategoryId } from './categories.js'
+import { HttpMethodEnum } from './http-method.js'
 import { CURRENCIES, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
 import type { ServiceRecord } from './service.js'
@@ -18,6 +19,7 @@ export const RegistrationBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Counted in characters, not bytes' }),
   description: Type.String({ minLength: 1, maxLength: 2000 }),
   endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_LENGTH, description: 'Absolute http(s) URL of the paid endpoint' }),
+  method: Type.Optional(HttpMethodEnum),
   category: Type.String({ minLength: 1, maxLength: 64, description: 'An id from GET /api/categories' }),
   pricing: Type.Object({
     currency: Type.String({ minLength: 1, maxLength: 16, description: `One of: ${Object.keys(CURRENCIES).join(', ')}` }),
@@ -122,6 +124,7 @@ export function buildServiceRecord (
     name,
     description,
     endpoint,
+    method: body.method ?? 'GET',
     category: body.category,
     currency: currency.code,
     priceAtomic: price.atomic,
@@ -131,6 +134,7 @@ export function buildServiceRecord (
     supportedChains,
     ...monitoring,
     trustScore: computeTrustScore(monitoring),
+    paymentRequirements: null,
     ownerId: identity.ownerId,
     createdAt,
     updatedAt: identity.now

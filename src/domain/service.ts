@@ -5,6 +5,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CURRENCIES, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
+import type { PaymentRequirement } from './probe.js'
+import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
 import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
 
@@ -18,6 +20,7 @@ export const ServiceSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   endpoint: Type.String({ format: 'uri' }),
+  method: HttpMethodEnum,
   category: Type.String(),
   pricing: Type.Object({
     currency: Type.String(),
@@ -53,6 +56,7 @@ export interface ServiceRecord {
   name: string
   description: string
   endpoint: string
+  method: HttpMethod
   category: string
   currency: string
   priceAtomic: number
@@ -67,6 +71,8 @@ export interface ServiceRecord {
   txCount: number
   /** Decimal string: revenue can exceed what an integer of atomic units holds exactly in JS. */
   totalRevenue: string
+  /** The `accepts` of the last probe that matched the registration (the real requirements); null before one. */
+  paymentRequirements: PaymentRequirement[] | null
   /** Id of the API key owner that registered the service; null for seeded services. */
   ownerId: string | null
   createdAt: string
@@ -83,6 +89,7 @@ export function toService (record: ServiceRecord): Service {
     name: record.name,
     description: record.description,
     endpoint: record.endpoint,
+    method: record.method,
     category: record.category,
     pricing: {
       currency: record.currency,

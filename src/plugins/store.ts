@@ -18,7 +18,8 @@ declare module 'fastify' {
 export async function openStore (config: Config): Promise<CatalogStore> {
   const store = new SqliteCatalogStore(config.dataDir)
   try {
-    if (config.seed !== 'none' && await store.countServices() === 0) {
+    // Only a store that never held a service is seeded: one emptied by deletions stays empty.
+    if (config.seed !== 'none' && await store.latestSeq() === 0) {
       await store.insertServices(seedRecords(readSeedFile(config.seed), new Date().toISOString()))
     }
   } catch (err) {

@@ -70,8 +70,12 @@ export interface IndexStats {
 }
 
 export interface SearchEngine {
-  /** Upserts documents (a document older than the indexed one is ignored) and advances the checkpoint, atomically. */
-  apply (documents: readonly SearchDocument[], checkpoint: number): Promise<void>
+  /**
+   * Upserts documents (a document older than the indexed one is ignored), removes the services
+   * whose ids are in `removedIds` (unknown ids are ignored), and advances the checkpoint, all
+   * atomically. Replaying the same call is harmless.
+   */
+  apply (documents: readonly SearchDocument[], checkpoint: number, removedIds?: readonly string[]): Promise<void>
   /**
    * Builds a complete new index from `batches` while searches keep answering from the
    * current one, then swaps to it atomically with the given checkpoint.

@@ -211,9 +211,22 @@ export class SqliteSearchEngine implements SearchEngine {
     for (const [word, documents] of gained) count.run(word, documents)
   }
 
-  async apply (documents: readonly SearchDocument[], checkpoint: number): Promise<void> {
+  /** Removes documents by id from generation `g` (their vocabulary counts stay until a reindex). */
+  #remove (g: number, ids: readonly string[]): void {
+    const find = this.#statement(`SELECT rowid FROM docs_${g} WHERE id = ?`)
+    for (const id of ids) {
+      const existing = find.get(id) as { rowid: number } | undefined
+      if (existing === undefined) continue
+      this.#statement(`DELETE FROM fts_${g} WHERE rowid = ?`).run(existing.rowid)
+      this.#statement(`DELETE FROM chains_${g} WHERE doc = ?`).run(existing.rowid)
+      this.#statement(`DELETE FROM docs_${g} WHERE rowid = ?`).run(existing.rowid)
+    }
+  }
+
+  async apply (documents: readonly SearchDocument[], checkpoint: number, removedIds: readonly string[] = []): Promise<void> {
     this.#db.transaction(() => {
       this.#write(this.#generation(), documents)
+      this.#remove(this.#generation(), removedIds)
       this.#setMeta('checkpoint', Math.max(this.#meta('checkpoint') ?? 0, checkpoint))
       this.#setMeta('version', (this.#meta('version') ?? 0) + 1)
     }).immediate()

@@ -43,10 +43,11 @@ export interface ApiKeyRecord {
   revokedAt: string | null
 }
 
-/** One entry of the change feed: the service as of sequence number `seq`. */
+/** One entry of the change feed: the service as of sequence number `seq`, or null when it was deleted then. */
 export interface ServiceChange {
   seq: number
-  service: ServiceRecord
+  id: string
+  service: ServiceRecord | null
 }
 
 export interface CatalogStore {
@@ -54,6 +55,13 @@ export interface CatalogStore {
   insertService (record: ServiceRecord): Promise<void>
   /** Stores many services in one transaction (seeding, benchmarks); all or nothing. */
   insertServices (records: readonly ServiceRecord[]): Promise<void>
+  /**
+   * Replaces a stored service (matched by id) with `record`, as a new change; false when no
+   * service has that id. Throws DuplicateEndpointError when the new endpoint is another's.
+   */
+  updateService (record: ServiceRecord): Promise<boolean>
+  /** Removes a service, leaving a tombstone in the change feed; false when no service has that id. */
+  deleteService (id: string): Promise<boolean>
   getService (id: string): Promise<ServiceRecord | null>
   getServices (ids: readonly string[]): Promise<ServiceRecord[]>
   /** Filtered, sorted page; ties are broken by id so paging is stable. */
@@ -61,7 +69,10 @@ export interface CatalogStore {
   countServices (): Promise<number>
   countByCategory (): Promise<Map<string, number>>
 
-  /** Changes after `afterSeq`, oldest first, each with the service as it is now. */
+  /**
+   * Changes after `afterSeq`, oldest first: each changed service once, as it is now, or a
+   * tombstone (`service: null`) for a deleted one.
+   */
   changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]>
   latestSeq (): Promise<number>
 

@@ -7,6 +7,8 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuplicateEndpointError, StoreUnavailableError } from '../errors.js'
+import type { HttpMethod } from '../domain/http-method.js'
+import type { PaymentRequirement } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import type {
@@ -29,6 +31,7 @@ CREATE TABLE IF NOT EXISTS services (
   name_sort TEXT NOT NULL,
   description TEXT NOT NULL,
   endpoint TEXT NOT NULL UNIQUE,
+  method TEXT NOT NULL DEFAULT 'GET',
   category TEXT NOT NULL,
   currency TEXT NOT NULL,
   price_atomic INTEGER NOT NULL,
@@ -42,9 +45,14 @@ CREATE TABLE IF NOT EXISTS services (
   last_checked TEXT,
   tx_count INTEGER NOT NULL,
   total_revenue TEXT NOT NULL,
+  payment_requirements TEXT,
   owner_id TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_tombstones (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE
 ) STRICT;
 CREATE TABLE IF NOT EXISTS service_chains (
   service_id TEXT NOT NULL REFERENCES services(id),
@@ -66,12 +74,22 @@ CREATE TABLE IF NOT EXISTS api_keys (
 ) STRICT;
 `
 
+/** Columns added after the first release, with their definitions, for stores created before them. */
+const ADDED_COLUMNS: Array<[string, string]> = [
+  ['method', "TEXT NOT NULL DEFAULT 'GET'"],
+  ['payment_requirements', 'TEXT']
+]
+
+/** The next change-feed sequence: past every live service and every tombstone. */
+const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
+
 interface ServiceRow {
   id: string
   seq: number
   name: string
   description: string
   endpoint: string
+  method: string
   category: string
   currency: string
   price_atomic: number
@@ -85,6 +103,7 @@ interface ServiceRow {
   last_checked: string | null
   tx_count: number
   total_revenue: string
+  payment_requirements: string | null
   owner_id: string | null
   created_at: string
   updated_at: string
@@ -105,6 +124,7 @@ function fromRow (row: ServiceRow): ServiceRecord {
     name: row.name,
     description: row.description,
     endpoint: row.endpoint,
+    method: row.method as HttpMethod,
     category: row.category,
     currency: row.currency,
     priceAtomic: row.price_atomic,
@@ -118,6 +138,7 @@ function fromRow (row: ServiceRow): ServiceRecord {
     lastChecked: row.last_checked,
     txCount: row.tx_count,
     totalRevenue: row.total_revenue,
+    paymentRequirements: row.payment_requirements === null ? null : JSON.parse(row.payment_requirements) as PaymentRequirement[],
     ownerId: row.owner_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at
@@ -138,8 +159,11 @@ export const STORE_FILE = 'catalog.sqlite'
 export class SqliteCatalogStore implements CatalogStore {
   readonly #db: Database.Database
   readonly #insert: Database.Statement
+  readonly #update: Database.Statement
   readonly #insertChain: Database.Statement
   readonly #insertMany: (records: readonly ServiceRecord[]) => void
+  readonly #updateOne: (record: ServiceRecord) => boolean
+  readonly #deleteOne: (id: string) => boolean
   /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
   readonly #statements = new Map<string, Database.Statement>()
 
@@ -152,21 +176,42 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#db.pragma('busy_timeout = 5000')
       this.#db.pragma('foreign_keys = ON')
       this.#db.exec(SCHEMA)
+      this.#addMissingColumns()
       // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
       this.#db.pragma('optimize = 0x10002')
     } catch (err) {
       throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
     }
     this.#insert = this.#statement(`
-      INSERT INTO services (id, seq, name, name_sort, description, endpoint, category, currency, price_atomic,
+      INSERT INTO services (id, seq, name, name_sort, description, endpoint, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        tx_count, total_revenue, owner_id, created_at, updated_at)
-      VALUES (@id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM services), @name, @nameSort, @description, @endpoint,
+        tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at)
+      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @ownerId, @createdAt, @updatedAt)`)
+        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @paymentRequirements, @ownerId, @createdAt, @updatedAt)`)
+    this.#update = this.#statement(`
+      UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
+        endpoint = @endpoint, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
+        free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
+        status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
+        tx_count = @txCount, total_revenue = @totalRevenue, payment_requirements = @paymentRequirements,
+        owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt
+      WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
       for (const record of records) this.#insertOne(record)
+    })
+    this.#updateOne = this.#db.transaction((record: ServiceRecord): boolean => {
+      if (!this.#uniqueEndpoint(() => this.#update.run(this.#params(record)), record.endpoint)) return false
+      this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(record.id)
+      for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
+      return true
+    })
+    this.#deleteOne = this.#db.transaction((id: string): boolean => {
+      this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(id)
+      if (this.#statement('DELETE FROM services WHERE id = ?').run(id).changes === 0) return false
+      this.#statement(`INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ${NEXT_SEQ})`).run(id)
+      return true
     })
   }
 
@@ -179,24 +224,51 @@ export class SqliteCatalogStore implements CatalogStore {
     return statement
   }
 
-  #insertOne (record: ServiceRecord): void {
+  #addMissingColumns (): void {
+    const present = new Set((this.#db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name))
+    for (const [name, definition] of ADDED_COLUMNS) {
+      if (!present.has(name)) this.#db.exec(`ALTER TABLE services ADD COLUMN ${name} ${definition}`)
+    }
+  }
+
+  #params (record: ServiceRecord): Record<string, unknown> {
+    return {
+      ...record,
+      nameSort: nameSortKey(record.name),
+      supportedChains: JSON.stringify(record.supportedChains),
+      paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements)
+    }
+  }
+
+  /** Runs a write, turning a clash on the unique endpoint into DuplicateEndpointError; true when a row changed. */
+  #uniqueEndpoint (write: () => Database.RunResult, endpoint: string): boolean {
     try {
-      this.#insert.run({
-        ...record,
-        nameSort: nameSortKey(record.name),
-        supportedChains: JSON.stringify(record.supportedChains)
-      })
+      return write().changes > 0
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /endpoint/.test((err as Error).message)) {
-        throw new DuplicateEndpointError(record.endpoint, { cause: err })
+        throw new DuplicateEndpointError(endpoint, { cause: err })
       }
       throw err
     }
+  }
+
+  #insertOne (record: ServiceRecord): void {
+    this.#uniqueEndpoint(() => this.#insert.run(this.#params(record)), record.endpoint)
+    // An id that comes back (a demo service re-seeded) is live again: its tombstone goes.
+    this.#statement('DELETE FROM service_tombstones WHERE id = ?').run(record.id)
     for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
   }
 
   async insertService (record: ServiceRecord): Promise<void> {
     this.#insertMany([record])
+  }
+
+  async updateService (record: ServiceRecord): Promise<boolean> {
+    return this.#updateOne(record)
+  }
+
+  async deleteService (id: string): Promise<boolean> {
+    return this.#deleteOne(id)
   }
 
   async insertServices (records: readonly ServiceRecord[]): Promise<void> {
@@ -260,12 +332,16 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
-    const rows = this.#statement('SELECT * FROM services WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as ServiceRow[]
-    return rows.map((row) => ({ seq: row.seq, service: fromRow(row) }))
+    const live = (this.#statement('SELECT * FROM services WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as ServiceRow[])
+      .map((row): ServiceChange => ({ seq: row.seq, id: row.id, service: fromRow(row) }))
+    const deleted = (this.#statement('SELECT id, seq FROM service_tombstones WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Array<{ id: string, seq: number }>)
+      .map((row): ServiceChange => ({ seq: row.seq, id: row.id, service: null }))
+    if (deleted.length === 0) return live
+    return [...live, ...deleted].sort((a, b) => a.seq - b.seq).slice(0, limit)
   }
 
   async latestSeq (): Promise<number> {
-    return (this.#statement('SELECT COALESCE(MAX(seq), 0) AS seq FROM services').get() as { seq: number }).seq
+    return (this.#statement(`SELECT ${NEXT_SEQ} - 1 AS seq`).get() as { seq: number }).seq
   }
 
   async insertApiKey (key: ApiKeyRecord): Promise<void> {
