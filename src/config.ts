@@ -20,8 +20,8 @@ export interface Config {
   indexerBatchSize: number
   /** Entries in the read-response cache; 0 turns it off. */
   responseCacheEntries: number
-  /** Recent search results kept while the index is unchanged; 0 turns it off. */
-  searchCacheEntries: number
+  /** Search threads, each holding the in-memory search index; 0 searches on the API thread. */
+  searchThreads: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -55,9 +55,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const responseCacheEntries = Number(cacheText)
   if (!/^\d+$/.test(cacheText) || responseCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_RESPONSE_CACHE must be an integer from 0 (off) to 1000000, got "${cacheText}"`)
 
-  const searchCacheText = env.CATALOG_SEARCH_CACHE ?? '1000'
-  const searchCacheEntries = Number(searchCacheText)
-  if (!/^\d+$/.test(searchCacheText) || searchCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_SEARCH_CACHE must be an integer from 0 (off) to 1000000, got "${searchCacheText}"`)
+  const threadsText = env.CATALOG_SEARCH_THREADS ?? '1'
+  const searchThreads = Number(threadsText)
+  if (!/^\d+$/.test(threadsText) || searchThreads > 16) throw new ConfigError(`CATALOG_SEARCH_THREADS must be an integer from 0 (search on the API thread) to 16, got "${threadsText}"`)
 
   return {
     port,
@@ -69,6 +69,6 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     indexer,
     indexerBatchSize,
     responseCacheEntries,
-    searchCacheEntries
+    searchThreads
   }
 }

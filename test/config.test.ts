@@ -12,7 +12,7 @@ test('defaults', async (t) => {
   t.equal(config.indexer, 'embedded')
   t.equal(config.indexerBatchSize, 200)
   t.equal(config.responseCacheEntries, 2000)
-  t.equal(config.searchCacheEntries, 1000)
+  t.equal(config.searchThreads, 1)
 })
 
 test('values from the environment', async (t) => {
@@ -29,5 +29,6 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ CATALOG_INDEXER: 'sometimes' }), { message: /CATALOG_INDEXER/ })
   t.throws(() => loadConfig({ INDEXER_BATCH_SIZE: '0' }), { message: /INDEXER_BATCH_SIZE/ })
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '-1' }), { message: /CATALOG_RESPONSE_CACHE/ })
-  t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: 'lots' }), { message: /CATALOG_SEARCH_CACHE/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH_THREADS: 'lots' }), { message: /CATALOG_SEARCH_THREADS/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH_THREADS: '17' }), { message: /CATALOG_SEARCH_THREADS/ })
 })

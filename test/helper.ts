@@ -18,7 +18,9 @@ export function tempDataDir (t: Test): string {
 }
 
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent' }), ...overrides }
+  // Search on the API thread unless a test asks for threads: a thread per app would load the
+  // TypeScript sources again in each (seconds per test); test/search.test.ts covers threads.
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_SEARCH_THREADS: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */

@@ -1,5 +1,6 @@
 /**
- * Search: the kuromoji tokenizer (loaded once per process), the embedded FTS5 engine
+ * Search: the kuromoji tokenizer (loaded once per process: queries are analysed here, on the
+ * API thread), the embedded engine (ranking in search threads)
  * and, in the embedded topology, the indexer loop inside the API process.
  */
 import fp from 'fastify-plugin'
@@ -26,7 +27,7 @@ declare module 'fastify' {
 
 export default fp(async function searchPlugin (app: FastifyInstance, opts: { config: Config }) {
   const tokenizer = await loadTokenizer()
-  const engine = new SqliteSearchEngine(opts.config.dataDir, { cacheEntries: opts.config.searchCacheEntries })
+  const engine = new SqliteSearchEngine(opts.config.dataDir, { threads: opts.config.searchThreads })
   const indexer = new Indexer({
     store: app.store,
     engine,

@@ -22,15 +22,40 @@ export class Vocabulary {
   /** Terms by everything after their first character, for first-character typos. */
   readonly #byTail = new Map<string, string[]>()
 
-  constructor (entries: Iterable<{ term: string, documents: number }>) {
+  constructor (entries: Iterable<{ term: string, documents: number }> = []) {
     this.#frequency = new Map()
-    for (const { term, documents } of entries) this.#frequency.set(term, documents)
+    for (const { term, documents } of entries) this.#frequency.set(term, (this.#frequency.get(term) ?? 0) + documents)
     this.#sorted = [...this.#frequency.keys()].sort()
-    for (const term of this.#sorted) {
-      const first = String.fromCodePoint(term.codePointAt(0) as number)
-      push(this.#byFirstChar, first, term)
-      push(this.#byTail, term.slice(first.length), term)
+    for (const term of this.#sorted) this.#bucket(term)
+  }
+
+  #bucket (term: string): void {
+    const first = String.fromCodePoint(term.codePointAt(0) as number)
+    push(this.#byFirstChar, first, term)
+    push(this.#byTail, term.slice(first.length), term)
+  }
+
+  /**
+   * Counts `documents` more documents holding `term`; a new term is inserted in place (a
+   * binary search and one array move), so an index that grows never rebuilds its vocabulary.
+   */
+  add (term: string, documents = 1): void {
+    const known = this.#frequency.get(term)
+    this.#frequency.set(term, (known ?? 0) + documents)
+    if (known !== undefined) return
+    this.#sorted.splice(this.#lowerBound(term), 0, term)
+    this.#bucket(term)
+  }
+
+  #lowerBound (text: string): number {
+    let low = 0
+    let high = this.#sorted.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((this.#sorted[mid] as string) < text) low = mid + 1
+      else high = mid
     }
+    return low
   }
 
   get size (): number {
@@ -43,15 +68,8 @@ export class Vocabulary {
 
   /** Terms that start with `prefix` (excluding `prefix` itself), most frequent first. */
   prefixed (prefix: string): string[] {
-    let low = 0
-    let high = this.#sorted.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      if ((this.#sorted[mid] as string) < prefix) low = mid + 1
-      else high = mid
-    }
     const out: string[] = []
-    for (let i = low; i < this.#sorted.length; i++) {
+    for (let i = this.#lowerBound(prefix); i < this.#sorted.length; i++) {
       const term = this.#sorted[i] as string
       if (!term.startsWith(prefix)) break
       if (term !== prefix) out.push(term)
