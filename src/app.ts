@@ -1,9 +1,8 @@
 /** Builds the catalog app from its plugins and routes; src/server.ts only listens. */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Ajv } from 'ajv'
-import addFormatsModule from 'ajv-formats'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
+import { validator } from './domain/validation.js'
 import authPlugin from './plugins/auth.js'
 import errorsPlugin from './plugins/errors.js'
 import storePlugin from './plugins/store.js'
@@ -17,14 +16,6 @@ import servicesRoutes from './routes/services.js'
 
 /** Largest accepted request body; above it the API answers 413. */
 export const BODY_LIMIT = 64 * 1024
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
-
-function validator (coerce: boolean): Ajv {
-  // Unknown fields and parameters are errors, not silently dropped: hostile or
-  // misspelled input (category[$ne]=x, sortby=price) gets a 400 naming it.
-  return addFormats(new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: coerce ? 'array' : false, allErrors: false, strict: false }))
-}
 
 export async function buildApp (config: Config): Promise<FastifyInstance> {
   const app = Fastify({

@@ -3,7 +3,7 @@
  * role of Meilisearch's word FST). Terms are kept sorted for prefix ranges and
  * bucketed by first character for typo scans.
  */
-import { typosBetween } from './typo.js'
+import { sameStartTypos, typosBetween } from './typo.js'
 
 export interface TypoCandidate {
   term: string
@@ -18,7 +18,8 @@ export const MAX_TYPO_TERMS = 20
 export class Vocabulary {
   readonly #sorted: string[]
   readonly #frequency: Map<string, number>
-  readonly #byFirstChar = new Map<string, string[]>()
+  /** Terms by first character, then by length (UTF-16 units): a typo scan reads only near lengths. */
+  readonly #byFirstChar = new Map<string, Map<number, string[]>>()
   /** Terms by everything after their first character, for first-character typos. */
   readonly #byTail = new Map<string, string[]>()
 
@@ -31,7 +32,9 @@ export class Vocabulary {
 
   #bucket (term: string): void {
     const first = String.fromCodePoint(term.codePointAt(0) as number)
-    push(this.#byFirstChar, first, term)
+    let byLength = this.#byFirstChar.get(first)
+    if (byLength === undefined) { byLength = new Map(); this.#byFirstChar.set(first, byLength) }
+    push(byLength, term.length, term)
     push(this.#byTail, term.slice(first.length), term)
   }
 
@@ -89,10 +92,12 @@ export class Vocabulary {
     if (chars.length < 5) return []
     const first = chars[0] as string
     const found = new Map<string, number>()
-    for (const term of this.#byFirstChar.get(first) ?? []) {
-      if (Math.abs(term.length - word.length) > 2) continue
-      const typos = typosBetween(word, term)
-      if (typos !== undefined) found.set(term, typos)
+    const byLength = this.#byFirstChar.get(first)
+    for (let length = word.length - 2; byLength !== undefined && length <= word.length + 2; length++) {
+      for (const term of byLength.get(length) ?? []) {
+        const typos = sameStartTypos(word, term)
+        if (typos !== undefined) found.set(term, typos)
+      }
     }
     if (chars.length >= 9) {
       const tail = chars.slice(1).join('')
@@ -115,7 +120,7 @@ export class Vocabulary {
   }
 }
 
-function push (map: Map<string, string[]>, key: string, term: string): void {
+function push<K> (map: Map<K, string[]>, key: K, term: string): void {
   const list = map.get(key)
   if (list === undefined) map.set(key, [term])
   else list.push(term)
