@@ -10,6 +10,14 @@ import type { SearcherStats } from './searcher.js'
 export type WorkerRequest = { id: number, kind: 'search', query: SearchQuery } | { id: number, kind: 'stats' }
 export type WorkerReply = { id: number, result: SearchResult | SearcherStats } | { id: number, error: string }
 
+/**
+ * A small young generation and an explicit old-generation cap make V8 collect the garbage
+ * of a bulk load as it goes instead of growing the heap: at 100k services the thread's
+ * share of the process RSS fell from ~130 MB to ~65 MB. The cap itself is far above what
+ * the index needs (a ~40 MB heap per 100k services, twice that while a fresh copy loads).
+ */
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 }
+
 interface Thread {
   worker: Worker
   pending: Map<number, { resolve: (value: never) => void, reject: (err: Error) => void }>
@@ -28,7 +36,7 @@ export class SearchPool {
   #thread (i: number): Thread {
     const existing = this.#threads[i]
     if (existing !== undefined) return existing
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { file: this.file } })
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { file: this.file }, resourceLimits: RESOURCE_LIMITS })
     const thread: Thread = { worker, pending: new Map() }
     const fail = (err: Error): void => {
       if (this.#threads[i] === thread) this.#threads[i] = undefined
