@@ -97,8 +97,8 @@ export class MemoryIndex {
   created = new Float64Array(0)
   ids: string[] = []
   nameSort: string[] = []
-  readonly #slotOfRow = new Map<number, number>()
-  readonly rowOfSlot: number[] = []
+  /** SQLite rowid → slot + 1 (0: not held). Rowids only grow, by about one per write. */
+  #slotOfRow = new Int32Array(0)
 
   readonly postings = new Map<string, Posting>()
   readonly categories = new Codes()
@@ -118,7 +118,7 @@ export class MemoryIndex {
 
   get dead (): number { return this.slots - this.live }
 
-  has (rowid: number): boolean { return this.#slotOfRow.has(rowid) }
+  has (rowid: number): boolean { return (this.#slotOfRow[rowid] ?? 0) > 0 }
 
   #grow (): void {
     const capacity = Math.max(1024, this.alive.length * 2)
@@ -157,12 +157,16 @@ export class MemoryIndex {
 
   /** Adds a document (a row not yet held); returns its slot. */
   add (row: IndexRow): number {
-    if (this.#slotOfRow.has(row.rowid)) return this.#slotOfRow.get(row.rowid) as number
+    if (this.has(row.rowid)) return (this.#slotOfRow[row.rowid] as number) - 1
+    if (row.rowid >= this.#slotOfRow.length) {
+      const grown = new Int32Array(Math.max(1024, row.rowid * 2))
+      grown.set(this.#slotOfRow)
+      this.#slotOfRow = grown
+    }
     if (this.slots === this.alive.length) this.#grow()
     const slot = this.slots++
     this.live++
-    this.#slotOfRow.set(row.rowid, slot)
-    this.rowOfSlot[slot] = row.rowid
+    this.#slotOfRow[row.rowid] = slot + 1
     this.alive[slot] = 1
     const category = this.categories.code(row.category)
     this.category[slot] = category
@@ -204,9 +208,9 @@ export class MemoryIndex {
 
   /** Marks a document's slot dead; unknown rows are ignored. */
   remove (rowid: number): void {
-    const slot = this.#slotOfRow.get(rowid)
-    if (slot === undefined) return
-    this.#slotOfRow.delete(rowid)
+    if (!this.has(rowid)) return
+    const slot = (this.#slotOfRow[rowid] as number) - 1
+    this.#slotOfRow[rowid] = 0
     this.alive[slot] = 0
     this.live--
   }
@@ -225,6 +229,6 @@ export class MemoryIndex {
     let strings = 0
     for (let slot = 0; slot < this.slots; slot++) strings += (this.ids[slot]?.length ?? 0) + (this.nameSort[slot]?.length ?? 0) * 2 + 32
     const columns = this.alive.length * (1 + 1 + 1 + 2 + 8 + 1 + 8)
-    return { postings, documents: columns + strings + this.#slotOfRow.size * 24, terms }
+    return { postings, documents: columns + strings + this.#slotOfRow.byteLength, terms }
   }
 }

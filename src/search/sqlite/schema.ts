@@ -148,7 +148,9 @@ export interface IndexChanges {
 export function changesSince (statements: Statements, g: number, version: number): IndexChanges {
   const categories = categoriesSince(statements, g, version)
   const removed = (statements.get(`SELECT row FROM removed_${g} WHERE changed > ?`).all(version) as Array<{ row: number }>).map((r) => r.row)
-  const rows = (statements.get(`SELECT ${ROW_COLUMNS} FROM docs_${g} WHERE changed > ? ORDER BY rowid`).all(version) as StoredRow[]).map(toIndexRow)
+  // In `changed` order, so SQLite walks the index on it: ordered by rowid it scanned the
+  // whole table (90 ms at 100k services) on every catch-up.
+  const rows = (statements.get(`SELECT ${ROW_COLUMNS} FROM docs_${g} WHERE changed > ? ORDER BY changed`).all(version) as StoredRow[]).map(toIndexRow)
   return { categories, removed, rows }
 }
 

@@ -96,9 +96,14 @@ export class Searcher {
         this.#maybeCompact(index)
         return index
       }
+      // Searches wait for the new generation, so the old copy can go now: one copy in memory
+      // at a time, not two, while a reindexed index loads.
+      this.#index = undefined
       this.#loading ??= this.#load(this.#meta().generation).finally(() => { this.#loading = undefined })
       const loaded = await this.#loading
-      if (this.#index === undefined || loaded.generation >= this.#index.generation) this.#index = loaded
+      // Another search may have installed a copy meanwhile (the await lets it run).
+      const installed = this.#index as MemoryIndex | undefined
+      if (installed === undefined || loaded.generation >= installed.generation) this.#index = loaded
     }
   }
 
