@@ -209,6 +209,7 @@ els.lang.addEventListener('click', () => {
   saveLanguage(lang)
   applyLanguage()
   detailFor = undefined
+  renderAnswer()
   render({ search: false })
 })
 
@@ -500,9 +501,9 @@ els.detail.addEventListener('click', (event) => { if (event.target === els.detai
 
 // ---- Render ----
 
+/** Searches again when the search changed; opening or closing a service leaves the results (and focus) alone. */
 function render ({ search: runSearch }) {
   if (runSearch) void search()
-  else renderAnswer()
   void renderDetail()
 }
 
