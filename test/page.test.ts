@@ -18,6 +18,7 @@ test('the page and its assets are served with a Content-Security-Policy', async 
   t.equal(page.statusCode, 200)
   t.match(page.headers['content-type'], /text\/html/)
   t.equal(page.headers['content-security-policy'], PAGE_CSP)
+  t.equal(page.headers['cache-control'], 'no-cache', 'the page is revalidated on every load')
   t.match(PAGE_CSP, /script-src 'self'/)
   t.notMatch(PAGE_CSP, /unsafe-inline|unsafe-eval/, 'no inline script, no eval')
   t.match(page.body, /<input id="q" name="q" type="search"/)

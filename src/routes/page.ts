@@ -41,8 +41,9 @@ const pageRoutes: FastifyPluginAsync = async (app) => {
   })
 
   app.get('/', { schema: { hide: true } }, async (_request, reply) => {
+    // Revalidated on every load, so a release's page never meets an older cached one.
     void reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache' })
-    return await reply.sendFile('index.html')
+    return await reply.sendFile('index.html', { cacheControl: false })
   })
 
   // Display names of networks for the page's facets (CAIP-2 id → x402 name), from the same table the API validates with.
