@@ -193,6 +193,17 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     const direct = await open(`/?service=${id}`)
     await direct.page.locator('#curl-example').waitFor()
     t.equal(await direct.page.locator('#detail-title').textContent(), 'StormTrack Weather Forecast', 'a shared link opens the service')
+    t.notMatch(await direct.page.locator('#detail-body').textContent(), /Last probe/, 'no probe yet, no probe line')
+
+    // The prober adds its last verdict to the status object; the page shows it when present.
+    const probed = await open()
+    await probed.page.route('**/api/services/*/status', async (route) => {
+      const upstream = await route.fetch()
+      await route.fulfill({ response: upstream, json: { ...(await upstream.json()), lastProbe: { at: '2026-11-20T06:00:00.000Z', ok: false, reason: 'answered 500 instead of 402' } } })
+    })
+    await probed.page.goto(`${address}/?service=${id}`)
+    await probed.page.locator('#curl-example').waitFor()
+    t.match(await probed.page.locator('#detail-body').textContent(), /Last probeanswered 500 instead of 402 \(.*2026.*\)/)
     t.same(problems, [])
   })
 
