@@ -102,6 +102,9 @@ test('GET /api/catalog/search: filters, sort and facetDistribution', async (t) =
   const names = await get('q=api&limit=10&sortBy=name')
   t.same(page2.results.map((r) => r.service.id), names.results.slice(5).map((r) => r.service.id), 'pages follow the order')
 
+  const punctuation = await get(`q=${encodeURIComponent('!!! ???')}&facets=status,category`)
+  t.same(punctuation, { query: '!!! ???', total: 0, results: [], facetDistribution: { category: {}, status: {} } }, 'no words: no match, empty counts')
+
   for (const [qs, field] of [['q=api&facets=price', 'facets'], ['q=api&facets=category,', 'facets'], ['q=api&category=nope', 'category'],
     ['q=api&chain=bitcoin', 'chain'], ['q=api&sortOrder=asc', 'sortOrder'], ['q=api&maxPricePerRequest=abc', 'maxPricePerRequest'], ['q=api&sortBy=relevance', 'sortBy']] as const) {
     const res = await app.inject(`/api/catalog/search?${qs}`)
