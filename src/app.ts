@@ -12,6 +12,8 @@ import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
 import healthRoutes from './routes/health.js'
+import mcpRoutes from './routes/mcp.js'
+import pageRoutes from './routes/page.js'
 import searchRoutes from './routes/search.js'
 import servicesRoutes from './routes/services.js'
 
@@ -51,5 +53,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
   await app.register(searchRoutes)
+  await app.register(mcpRoutes)
+  await app.register(pageRoutes)
   return app
 }
