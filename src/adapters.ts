@@ -32,7 +32,7 @@ export async function openSearchEngine (config: Pick<Config, 'dataDir' | 'search
       return { engine: new SqliteSearchEngine(config.dataDir, { cacheEntries: options.cacheEntries ?? config.searchCacheEntries }), name: 'sqlite-fts5' }
     case 'meilisearch':
       return {
-        engine: await MeilisearchEngine.open({ url: config.search.url, apiKey: config.search.apiKey, searchKey: config.search.searchKey }),
+        engine: await MeilisearchEngine.open({ url: config.search.url, apiKey: config.search.apiKey, searchKey: config.search.searchKey, indexUid: config.search.indexUid }),
         name: 'meilisearch'
       }
   }

@@ -36,7 +36,7 @@ export type StoreConfig =
 export type SearchConfig =
   | { kind: 'sqlite' }
   /** `apiKey` is an admin key (settings, documents, swaps); `searchKey`, when given, is used for searches only. */
-  | { kind: 'meilisearch', url: string, apiKey: string, searchKey: string | undefined }
+  | { kind: 'meilisearch', url: string, apiKey: string, searchKey: string | undefined, indexUid: string }
 
 /** A MongoDB connection string whose path names the database (the driver would silently use "test"). */
 const MONGO_URL = /^mongodb(\+srv)?:\/\/[^/?#\s]+\/([^/?#\s]+)/
@@ -55,7 +55,7 @@ export function loadStoreConfig (env: NodeJS.ProcessEnv): StoreConfig {
 /** Meilisearch refuses master keys shorter than this outside development mode. */
 export const MIN_MEILI_KEY_LENGTH = 16
 
-/** Reads CATALOG_SEARCH, MEILI_URL, MEILI_MASTER_KEY and MEILI_SEARCH_KEY. */
+/** Reads CATALOG_SEARCH, MEILI_URL, MEILI_MASTER_KEY, MEILI_SEARCH_KEY and MEILI_INDEX. */
 export function loadSearchConfig (env: NodeJS.ProcessEnv): SearchConfig {
   const kind = env.CATALOG_SEARCH ?? 'sqlite'
   if (kind === 'sqlite') return { kind }
@@ -72,7 +72,9 @@ export function loadSearchConfig (env: NodeJS.ProcessEnv): SearchConfig {
   const apiKey = env.MEILI_MASTER_KEY ?? ''
   if (apiKey.length < MIN_MEILI_KEY_LENGTH) throw new ConfigError(`MEILI_MASTER_KEY is required with CATALOG_SEARCH=meilisearch (the master or an admin key, at least ${MIN_MEILI_KEY_LENGTH} characters)`)
   const searchKey = env.MEILI_SEARCH_KEY === undefined || env.MEILI_SEARCH_KEY === '' ? undefined : env.MEILI_SEARCH_KEY
-  return { kind, url, apiKey, searchKey }
+  const indexUid = env.MEILI_INDEX ?? 'services'
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(indexUid)) throw new ConfigError(`MEILI_INDEX must be 1–200 letters, digits, - or _, got "${indexUid}"`)
+  return { kind, url, apiKey, searchKey, indexUid }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
