@@ -197,7 +197,7 @@ test('a task counts only when it succeeded; failures name the task and the error
 test('error lines name the server and the variable to fix', async (t) => {
   const url = 'http://127.0.0.1:7700'
   const refused = new MeilisearchRequestError(url, new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }))
-  t.match(describeMeiliError(url, refused), /^cannot reach Meilisearch at http:\/\/127\.0\.0\.1:7700 \(MEILI_URL\): /)
+  t.equal(describeMeiliError(url, refused), 'cannot reach Meilisearch at http://127.0.0.1:7700 (MEILI_URL): connect ECONNREFUSED', 'the network error, not "fetch failed"')
   const badKey = new MeilisearchApiError(new Response(null, { status: 403 }), { code: 'invalid_api_key', message: 'The provided API key is invalid.', type: 'auth', link: '' })
   t.equal(describeMeiliError(url, badKey), 'Meilisearch at http://127.0.0.1:7700 refused the request (MEILI_MASTER_KEY): invalid_api_key: The provided API key is invalid.')
   const other = new MeilisearchApiError(new Response(null, { status: 400 }), { code: 'invalid_search_filter', message: 'bad', type: 'invalid_request', link: '' })

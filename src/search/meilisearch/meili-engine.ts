@@ -61,9 +61,10 @@ export function describeMeiliError (url: string, err: unknown): string {
     const variable = /api_key|authorization/.test(code) ? 'MEILI_MASTER_KEY' : 'MEILI_URL'
     return `Meilisearch at ${url} refused the request (${variable}): ${code}: ${err.cause?.message ?? err.message}`
   }
-  const cause = (err as { cause?: { code?: string, message?: string } }).cause
-  const detail = cause?.code ?? cause?.message ?? (err as Error).message
-  return `cannot reach Meilisearch at ${url} (MEILI_URL): ${detail}`
+  // fetch wraps the network error (ECONNREFUSED, ENOTFOUND, a timeout) two levels down.
+  let deepest = err as { cause?: unknown, message?: string, code?: string }
+  for (let i = 0; i < 5 && typeof deepest.cause === 'object' && deepest.cause !== null; i++) deepest = deepest.cause as typeof deepest
+  return `cannot reach Meilisearch at ${url} (MEILI_URL): ${deepest.message ?? deepest.code ?? String(err)}`
 }
 
 export class MeilisearchEngine implements SearchEngine {
