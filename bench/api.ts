@@ -18,7 +18,8 @@ import Fastify from 'fastify'
 import { serviceIdForEndpoint } from '../src/domain/ids.js'
 import { buildServiceRecord, normalizeEndpoint } from '../src/domain/registration.js'
 import { PROJECT_ROOT } from '../src/paths.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { openCatalogStore } from '../src/adapters.js'
+import { loadConfig } from '../src/config.js'
 import { generateServices, registrationBody } from './generate.js'
 import {
   children, countNot, fmt, freePort, HOST, load, log, machine, median, startChild, stopChild, table, waitUntil,
@@ -110,7 +111,8 @@ async function benchmark (): Promise<void> {
       return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked, txCount, totalRevenue }, createdAt)
     })
     const buildMs = performance.now() - t
-    const store = new SqliteCatalogStore(dataDir)
+    // The configured store (CATALOG_STORE; SQLite in DATA_DIR by default), as the server will open it.
+    const store = await openCatalogStore(loadConfig({ ...process.env, DATA_DIR: dataDir }))
     t = performance.now()
     await store.insertServices(records)
     const insertMs = performance.now() - t

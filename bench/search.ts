@@ -17,8 +17,8 @@ import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
 import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
-import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { openCatalogStore, openSearchEngine } from '../src/adapters.js'
+import { loadConfig } from '../src/config.js'
 import { generateServices, registrationBody } from './generate.js'
 import { children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, percentile, startChild, stopChild, table, waitUntil } from './support.js'
 
@@ -71,14 +71,15 @@ async function benchmark (): Promise<void> {
   // ---- catalog and index
   let started = performance.now()
   const records = seedRecords(generateServices(n, Number(args.seed)), new Date().toISOString())
-  const store = new SqliteCatalogStore(dataDir)
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir })
+  const store = await openCatalogStore(config)
   for (let i = 0; i < records.length; i += 10_000) await store.insertServices(records.slice(i, i + 10_000))
   log(`stored ${n} services in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   started = performance.now()
   const tokenizer = await loadTokenizer()
   const dictionaryMs = performance.now() - started
   // No result cache here: the in-process figures are the computed search.
-  const engine = new SqliteSearchEngine(dataDir, { cacheEntries: 0 })
+  const { engine } = await openSearchEngine(config, { cacheEntries: 0 })
   const indexer = new Indexer({ store, engine, tokenizer, logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 })
   started = performance.now()
   await indexer.reindex((done, total) => { if (done % 20_000 < 500 || done === total) log(`reindex ${done}/${total}`) })

@@ -22,6 +22,59 @@ export interface Config {
   responseCacheEntries: number
   /** Recent search results kept while the index is unchanged; 0 turns it off. */
   searchCacheEntries: number
+  /** Which CatalogStore adapter src/adapters.ts opens. */
+  store: StoreConfig
+  /** Which SearchEngine adapter src/adapters.ts opens. */
+  search: SearchConfig
+}
+
+export type StoreConfig =
+  | { kind: 'sqlite' }
+  /** `url` names the database in its path (mongodb://host:27017/catalog?replicaSet=rs0). */
+  | { kind: 'mongodb', url: string }
+
+export type SearchConfig =
+  | { kind: 'sqlite' }
+  /** `apiKey` is an admin key (settings, documents, swaps); `searchKey`, when given, is used for searches only. */
+  | { kind: 'meilisearch', url: string, apiKey: string, searchKey: string | undefined, indexUid: string }
+
+/** A MongoDB connection string whose path names the database (the driver would silently use "test"). */
+const MONGO_URL = /^mongodb(\+srv)?:\/\/[^/?#\s]+\/([^/?#\s]+)/
+
+/** Reads CATALOG_STORE and MONGO_URL. */
+export function loadStoreConfig (env: NodeJS.ProcessEnv): StoreConfig {
+  const kind = env.CATALOG_STORE ?? 'sqlite'
+  if (kind === 'sqlite') return { kind }
+  if (kind !== 'mongodb') throw new ConfigError(`CATALOG_STORE must be sqlite or mongodb, got "${kind}"`)
+  const url = env.MONGO_URL ?? ''
+  if (url === '') throw new ConfigError('MONGO_URL is required with CATALOG_STORE=mongodb (e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0)')
+  if (!MONGO_URL.test(url)) throw new ConfigError('MONGO_URL must be a mongodb:// or mongodb+srv:// URL naming the database, e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0')
+  return { kind, url }
+}
+
+/** Meilisearch refuses master keys shorter than this outside development mode. */
+export const MIN_MEILI_KEY_LENGTH = 16
+
+/** Reads CATALOG_SEARCH, MEILI_URL, MEILI_MASTER_KEY, MEILI_SEARCH_KEY and MEILI_INDEX. */
+export function loadSearchConfig (env: NodeJS.ProcessEnv): SearchConfig {
+  const kind = env.CATALOG_SEARCH ?? 'sqlite'
+  if (kind === 'sqlite') return { kind }
+  if (kind !== 'meilisearch') throw new ConfigError(`CATALOG_SEARCH must be sqlite or meilisearch, got "${kind}"`)
+  const url = env.MEILI_URL ?? ''
+  if (url === '') throw new ConfigError('MEILI_URL is required with CATALOG_SEARCH=meilisearch (e.g. http://127.0.0.1:7700)')
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new ConfigError(`MEILI_URL must be an http(s) URL, got "${url}"`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`MEILI_URL must be an http(s) URL, got "${url}"`)
+  const apiKey = env.MEILI_MASTER_KEY ?? ''
+  if (apiKey.length < MIN_MEILI_KEY_LENGTH) throw new ConfigError(`MEILI_MASTER_KEY is required with CATALOG_SEARCH=meilisearch (the master or an admin key, at least ${MIN_MEILI_KEY_LENGTH} characters)`)
+  const searchKey = env.MEILI_SEARCH_KEY === undefined || env.MEILI_SEARCH_KEY === '' ? undefined : env.MEILI_SEARCH_KEY
+  const indexUid = env.MEILI_INDEX ?? 'services'
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(indexUid)) throw new ConfigError(`MEILI_INDEX must be 1–200 letters, digits, - or _, got "${indexUid}"`)
+  return { kind, url, apiKey, searchKey, indexUid }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -69,6 +122,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     indexer,
     indexerBatchSize,
     responseCacheEntries,
-    searchCacheEntries
+    searchCacheEntries,
+    store: loadStoreConfig(env),
+    search: loadSearchConfig(env)
   }
 }

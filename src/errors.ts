@@ -57,3 +57,10 @@ export class ConfigError extends CatalogError {
     super(message, 'CONFIG_ERROR', 500)
   }
 }
+
+/** The search engine cannot serve requests (server unreachable, key refused, task failed). */
+export class SearchUnavailableError extends CatalogError {
+  constructor (message: string, options?: { cause?: unknown }) {
+    super(message, 'SEARCH_UNAVAILABLE', 503, options)
+  }
+}

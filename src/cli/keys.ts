@@ -7,14 +7,14 @@
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
 import { generateApiKey, hashApiKey } from '../domain/api-keys.js'
-import { SqliteCatalogStore } from '../store/sqlite-store.js'
+import { openCatalogStore } from '../adapters.js'
 
 const USAGE = 'usage: npm run keys -- create --name <owner> | list | revoke <key id>'
 
 async function main (argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' } } })
   const [command, ...rest] = positionals
-  const store = new SqliteCatalogStore(loadConfig().dataDir)
+  const store = await openCatalogStore(loadConfig())
   try {
     if (command === 'create') {
       const name = values.name?.trim() ?? ''
