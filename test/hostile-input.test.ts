@@ -36,10 +36,10 @@ test('the currency table only knows its own entries', async (t) => {
 test('list filters and sorting with prototype names', async (t) => {
   const app = await build(t)
   for (const word of PROTOTYPE_WORDS) {
-    for (const [param, field] of [['category', 'category'], ['chain', 'chain'], ['sortBy', 'sortBy'], ['sortOrder', 'sortOrder'], ['status', 'status']]) {
+    for (const param of ['category', 'chain', 'sortBy', 'sortOrder', 'status']) {
       const res = await app.inject({ url: '/api/services', query: { [param]: word, ...(param === 'sortOrder' ? { sortBy: 'price' } : {}) } })
       t.equal(res.statusCode, 400, `${param}=${word} is a 400`)
-      t.equal(res.json().field, field)
+      t.equal(res.json().field, param)
     }
     const unknown = await app.inject(`/api/services?${word}=1`)
     t.equal(unknown.statusCode, 400, `an unknown parameter named ${word} is a 400`)
