@@ -121,7 +121,7 @@ async function benchmark (): Promise<void> {
   // A second API on the same files with both caches off: every search is computed.
   const uncachedPort = await freePort()
   const uncached = startChild('uncached catalog', [join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
-    DATA_DIR: dataDir, PORT: String(uncachedPort), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_SEARCH_CACHE: '0', CATALOG_RESPONSE_CACHE: '0'
+    DATA_DIR: dataDir, PORT: String(uncachedPort), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_SEARCH_CACHE: '0', CATALOG_RESPONSE_CACHE_MB: '0'
   })
   const uncachedUrl = `http://${HOST}:${uncachedPort}`
   await waitUntil(uncached, 'a healthy /health', async () => ((await fetch(`${uncachedUrl}/health`)).ok ? true : undefined), 120_000)
@@ -186,7 +186,7 @@ async function benchmark (): Promise<void> {
   const out = [
     `machine: ${machine()}`,
     `services: ${n}, HTTP: ${connections} connections × ${duration} s × ${rounds} rounds (medians)`,
-    'cached: the default server (repeated queries answer from the search cache); uncached: CATALOG_SEARCH_CACHE=0 and CATALOG_RESPONSE_CACHE=0',
+    'cached: the default server (repeated queries answer from the search cache); uncached: CATALOG_SEARCH_CACHE=0 and CATALOG_RESPONSE_CACHE_MB=0',
     '',
     table(['in-process search (engine + analysis)', 'p50 ms', 'p99 ms'], [
       ['keyword (status=verified)', fmt.ms(local.keyword.p50), fmt.ms(local.keyword.p99)],

@@ -5,7 +5,9 @@ import addFormatsModule from 'ajv-formats'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import authPlugin from './plugins/auth.js'
-import errorsPlugin from './plugins/errors.js'
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
+import httpPlugin from './plugins/http.js'
+import rateLimitPlugin from './plugins/rate-limit.js'
 import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
 import searchPlugin from './plugins/search.js'
@@ -34,7 +36,9 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
       level: config.logLevel,
       redact: ['req.headers.authorization']
     },
-    bodyLimit: BODY_LIMIT
+    bodyLimit: BODY_LIMIT,
+    clientErrorHandler,
+    frameworkErrors
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Query strings and params arrive as text and need coercion ("20" → 20); JSON bodies
@@ -43,12 +47,15 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   const strict = validator(false)
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema))
 
+  // First: the rate limiter attaches to every route registered after it.
+  await app.register(rateLimitPlugin, { config: config.rateLimit })
+  await app.register(httpPlugin)
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
-  if (config.responseCacheEntries > 0) await app.register(responseCachePlugin, { maxEntries: config.responseCacheEntries })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
+  if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)

@@ -18,14 +18,27 @@ export interface Config {
   indexer: 'embedded' | 'external'
   /** Changes per indexer batch. */
   indexerBatchSize: number
-  /** Entries in the read-response cache; 0 turns it off. */
-  responseCacheEntries: number
+  /** Byte budget of the read-response cache; 0 turns it off. */
+  responseCacheBytes: number
   /** Recent search results kept while the index is unchanged; 0 turns it off. */
   searchCacheEntries: number
   /** Which CatalogStore adapter src/adapters.ts opens. */
   store: StoreConfig
   /** Which SearchEngine adapter src/adapters.ts opens. */
   search: SearchConfig
+  rateLimit: RateLimitConfig
+}
+
+/** Requests allowed per window; `enabled: false` (CATALOG_RATE_LIMIT=0) turns every limit off. */
+export interface RateLimitConfig {
+  enabled: boolean
+  windowMs: number
+  /** Reads per client IP. */
+  reads: number
+  /** Intent searches per client IP (kuromoji analysis: the costliest read). */
+  intentSearches: number
+  /** Writes (POST/PATCH/PUT/DELETE) per authenticated API key owner. */
+  writes: number
 }
 
 export type StoreConfig =
@@ -104,13 +117,29 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const indexerBatchSize = Number(batchText)
   if (!/^\d+$/.test(batchText) || indexerBatchSize < 1 || indexerBatchSize > 10_000) throw new ConfigError(`INDEXER_BATCH_SIZE must be an integer from 1 to 10000, got "${batchText}"`)
 
-  const cacheText = env.CATALOG_RESPONSE_CACHE ?? '2000'
-  const responseCacheEntries = Number(cacheText)
-  if (!/^\d+$/.test(cacheText) || responseCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_RESPONSE_CACHE must be an integer from 0 (off) to 1000000, got "${cacheText}"`)
+  // The entry-count variable let many large answers exhaust memory; the budget is now bytes.
+  const legacyCache = env.CATALOG_RESPONSE_CACHE
+  if (legacyCache !== undefined && legacyCache !== '0') {
+    throw new ConfigError(`CATALOG_RESPONSE_CACHE (an entry count) is replaced by CATALOG_RESPONSE_CACHE_MB (a size in megabytes, 0 = off); got CATALOG_RESPONSE_CACHE="${legacyCache}"`)
+  }
+  const cacheMbText = env.CATALOG_RESPONSE_CACHE_MB ?? (legacyCache === '0' ? '0' : '32')
+  const cacheMb = Number(cacheMbText)
+  if (!/^\d+(\.\d+)?$/.test(cacheMbText) || cacheMb > 65_536) throw new ConfigError(`CATALOG_RESPONSE_CACHE_MB must be a number of megabytes from 0 (off) to 65536, got "${cacheMbText}"`)
+  const responseCacheBytes = Math.floor(cacheMb * 1024 * 1024)
 
   const searchCacheText = env.CATALOG_SEARCH_CACHE ?? '1000'
   const searchCacheEntries = Number(searchCacheText)
   if (!/^\d+$/.test(searchCacheText) || searchCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_SEARCH_CACHE must be an integer from 0 (off) to 1000000, got "${searchCacheText}"`)
+
+  const rateLimitText = env.CATALOG_RATE_LIMIT ?? '1'
+  if (rateLimitText !== '0' && rateLimitText !== '1') throw new ConfigError(`CATALOG_RATE_LIMIT must be 1 (on) or 0 (off), got "${rateLimitText}"`)
+  const rateLimit: RateLimitConfig = {
+    enabled: rateLimitText === '1',
+    windowMs: 1000 * positiveInteger(env, 'CATALOG_RATE_LIMIT_WINDOW_S', 60, 86_400),
+    reads: positiveInteger(env, 'CATALOG_RATE_LIMIT_READS', 600, 1_000_000),
+    intentSearches: positiveInteger(env, 'CATALOG_RATE_LIMIT_INTENT', 60, 1_000_000),
+    writes: positiveInteger(env, 'CATALOG_RATE_LIMIT_WRITES', 60, 1_000_000)
+  }
 
   return {
     port,
@@ -121,9 +150,17 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     indexer,
     indexerBatchSize,
-    responseCacheEntries,
+    responseCacheBytes,
     searchCacheEntries,
     store: loadStoreConfig(env),
-    search: loadSearchConfig(env)
+    search: loadSearchConfig(env),
+    rateLimit
   }
+}
+
+function positiveInteger (env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const text = env[name] ?? String(fallback)
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < 1 || value > max) throw new ConfigError(`${name} must be an integer from 1 to ${max}, got "${text}"`)
+  return value
 }

@@ -44,6 +44,19 @@ export class UnauthorizedError extends CatalogError {
   }
 }
 
+/** Too many requests from one client in the rate-limit window; Retry-After says when to come back. */
+export class RateLimitedError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'RATE_LIMITED', 429)
+  }
+}
+
+export class UriTooLongError extends CatalogError {
+  constructor (maxLength: number) {
+    super(`the request URL is longer than ${maxLength} characters`, 'URI_TOO_LONG', 414)
+  }
+}
+
 /** The store cannot serve requests (file unreadable, disk full, connection lost). */
 export class StoreUnavailableError extends CatalogError {
   constructor (message: string, options?: { cause?: unknown }) {

@@ -17,8 +17,9 @@ export function tempDataDir (t: Test): string {
   return dir
 }
 
+/** Rate limits are off (tests hammer endpoints); the limiter's own tests turn them on through `rateLimit`. */
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent' }), ...overrides }
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */

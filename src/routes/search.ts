@@ -55,7 +55,8 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/services/search/intent', {
-    config: { cache: 'search' },
+    // Morphological analysis per request: a stricter per-IP limit than other reads.
+    config: { cache: 'search', rateLimit: app.rateLimits.costly },
     schema: {
       tags: ['search'],
       summary: 'Search by what you want, in Japanese or English ("東京の天気を知りたい", "I need speech to text")',
