@@ -25,7 +25,7 @@ async function main (): Promise<number> {
   const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
   const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
   const scheduler = new ProbeScheduler({
-    store, monitor, logger, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded
+    store, monitor, logger, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded, keepProcessAlive: true
   })
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err !== undefined) logger.error({ err }, 'closing after an error')
