@@ -10,6 +10,7 @@ import httpPlugin from './plugins/http.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
 import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
+import proberPlugin from './plugins/prober.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
@@ -21,6 +22,9 @@ import servicesRoutes from './routes/services.js'
 
 /** Largest accepted request body; above it the API answers 413. */
 export const BODY_LIMIT = 64 * 1024
+
+/** Longest path parameter routed; Node's 16 KiB header limit bounds URLs anyway. */
+export const MAX_PARAM_LENGTH = 8192
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -38,7 +42,9 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
     },
     bodyLimit: BODY_LIMIT,
     clientErrorHandler,
-    frameworkErrors
+    frameworkErrors,
+    // A long id is still just an id no service has: 404, not find-my-way's 414 above 100 characters.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Query strings and params arrive as text and need coercion ("20" → 20); JSON bodies
@@ -55,6 +61,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(storePlugin, { config })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
+  await app.register(proberPlugin, { config })
   if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)

@@ -26,6 +26,19 @@ export interface Config {
   store: StoreConfig
   /** Which SearchEngine adapter src/adapters.ts opens. */
   search: SearchConfig
+  /** Seconds between scheduled probes of a service (±10 % jitter); 0 turns scheduled probing off. */
+  probeIntervalS: number
+  /** Budget of one probe: connect, headers and body together. */
+  probeTimeoutMs: number
+  /** Lets probes reach loopback, private and other non-public addresses (tests, private deployments). */
+  probeAllowPrivate: boolean
+  /** 'embedded': the API process runs the probe scheduler; 'external': `npm run prober` does. */
+  prober: 'embedded' | 'external'
+  /** Probes in flight at once, and at most this many per host. */
+  probeConcurrency: number
+  probePerHost: number
+  /** Also probe seeded services (no owner) on schedule; off for the demo, whose hosts are fictional. */
+  probeSeeded: boolean
   rateLimit: RateLimitConfig
 }
 
@@ -90,6 +103,19 @@ export function loadSearchConfig (env: NodeJS.ProcessEnv): SearchConfig {
   return { kind, url, apiKey, searchKey, indexUid }
 }
 
+function integer (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, hint = ''): number {
+  const text = env[name] ?? String(fallback)
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min}${hint} to ${max}, got "${text}"`)
+  return value
+}
+
+function flag (env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name] ?? '0'
+  if (text !== '0' && text !== '1') throw new ConfigError(`${name} must be 0 or 1, got "${text}"`)
+  return text === '1'
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 export const MIN_API_KEY_LENGTH = 16
 
@@ -135,11 +161,13 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (rateLimitText !== '0' && rateLimitText !== '1') throw new ConfigError(`CATALOG_RATE_LIMIT must be 1 (on) or 0 (off), got "${rateLimitText}"`)
   const rateLimit: RateLimitConfig = {
     enabled: rateLimitText === '1',
-    windowMs: 1000 * positiveInteger(env, 'CATALOG_RATE_LIMIT_WINDOW_S', 60, 86_400),
-    reads: positiveInteger(env, 'CATALOG_RATE_LIMIT_READS', 600, 1_000_000),
-    intentSearches: positiveInteger(env, 'CATALOG_RATE_LIMIT_INTENT', 60, 1_000_000),
-    writes: positiveInteger(env, 'CATALOG_RATE_LIMIT_WRITES', 60, 1_000_000)
+    windowMs: 1000 * integer(env, 'CATALOG_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    reads: integer(env, 'CATALOG_RATE_LIMIT_READS', 600, 1, 1_000_000),
+    intentSearches: integer(env, 'CATALOG_RATE_LIMIT_INTENT', 60, 1, 1_000_000),
+    writes: integer(env, 'CATALOG_RATE_LIMIT_WRITES', 60, 1, 1_000_000)
   }
+  const prober = env.CATALOG_PROBER ?? 'embedded'
+  if (prober !== 'embedded' && prober !== 'external') throw new ConfigError(`CATALOG_PROBER must be embedded or external, got "${prober}"`)
 
   return {
     port,
@@ -154,13 +182,13 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     searchCacheEntries,
     store: loadStoreConfig(env),
     search: loadSearchConfig(env),
-    rateLimit
+    rateLimit,
+    probeIntervalS: integer(env, 'CATALOG_PROBE_INTERVAL_S', 3600, 0, 30 * 24 * 3600, ' (off)'),
+    probeTimeoutMs: integer(env, 'CATALOG_PROBE_TIMEOUT_MS', 8000, 100, 120_000),
+    probeAllowPrivate: flag(env, 'CATALOG_PROBE_ALLOW_PRIVATE'),
+    prober,
+    probeConcurrency: integer(env, 'CATALOG_PROBE_CONCURRENCY', 16, 1, 1000),
+    probePerHost: integer(env, 'CATALOG_PROBE_PER_HOST', 2, 1, 100),
+    probeSeeded: flag(env, 'CATALOG_PROBE_SEEDED')
   }
-}
-
-function positiveInteger (env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
-  const text = env[name] ?? String(fallback)
-  const value = Number(text)
-  if (!/^\d+$/.test(text) || value < 1 || value > max) throw new ConfigError(`${name} must be an integer from 1 to ${max}, got "${text}"`)
-  return value
 }

@@ -79,3 +79,13 @@ test('adapters: SQLite by default; MongoDB and Meilisearch need their server nam
   t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700', MEILI_MASTER_KEY: 'short' }), { message: /MEILI_MASTER_KEY/ })
   t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700', MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx', MEILI_INDEX: 'a b' }), { message: /MEILI_INDEX/ })
 })
+
+test('probing: defaults and bounds', async (t) => {
+  t.match(loadConfig({}), { probeIntervalS: 3600, probeTimeoutMs: 8000, probeAllowPrivate: false, prober: 'embedded', probeConcurrency: 16, probePerHost: 2, probeSeeded: false })
+  t.match(loadConfig({ CATALOG_PROBE_INTERVAL_S: '0', CATALOG_PROBE_ALLOW_PRIVATE: '1', CATALOG_PROBER: 'external', CATALOG_PROBE_SEEDED: '1' }), { probeIntervalS: 0, probeAllowPrivate: true, prober: 'external', probeSeeded: true })
+  t.throws(() => loadConfig({ CATALOG_PROBE_INTERVAL_S: '-5' }), { message: /CATALOG_PROBE_INTERVAL_S must be an integer from 0 \(off\)/ })
+  t.throws(() => loadConfig({ CATALOG_PROBE_TIMEOUT_MS: '10' }), { message: /CATALOG_PROBE_TIMEOUT_MS/ })
+  t.throws(() => loadConfig({ CATALOG_PROBE_ALLOW_PRIVATE: 'yes' }), { message: /CATALOG_PROBE_ALLOW_PRIVATE must be 0 or 1/ })
+  t.throws(() => loadConfig({ CATALOG_PROBER: 'both' }), { message: /CATALOG_PROBER/ })
+  t.throws(() => loadConfig({ CATALOG_PROBE_CONCURRENCY: '0' }), { message: /CATALOG_PROBE_CONCURRENCY/ })
+})

@@ -127,7 +127,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     annotations: { title: 'One paid API', ...READ_ONLY }
   }, async ({ id }) => {
     const record = await findRecord(id)
-    return result({ ...agentView(record), monitoring: toServiceStatus(record), createdAt: record.createdAt, updatedAt: record.updatedAt })
+    return result({ ...agentView(record), monitoring: toServiceStatus(record, await deps.store.lastProbe(record.id)), createdAt: record.createdAt, updatedAt: record.updatedAt })
   })
 
   server.registerTool('get_service_status', {
@@ -135,7 +135,10 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     description: 'Trust and monitoring signals of one service (status, trust score, uptime, last check, transactions): check before paying.',
     inputSchema: { id: ServiceId },
     annotations: { title: 'Health of a paid API', ...READ_ONLY }
-  }, async ({ id }) => result({ ...toServiceStatus(await findRecord(id)) }))
+  }, async ({ id }) => {
+    const record = await findRecord(id)
+    return result({ ...toServiceStatus(record, await deps.store.lastProbe(record.id)) })
+  })
 
   server.registerTool('list_categories', {
     title: 'Categories',

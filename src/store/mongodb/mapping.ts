@@ -4,9 +4,9 @@
  * returns for them (Long, or a number when it promotes a small Long) and refuse anything a
  * JS number cannot hold exactly.
  */
-import { Decimal128, Long } from 'mongodb'
+import { Decimal128, Long, type ObjectId } from 'mongodb'
 import type { HttpMethod } from '../../domain/http-method.js'
-import type { PaymentRequirement } from '../../domain/probe.js'
+import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ApiKeyRecord } from '../catalog-store.js'
@@ -37,6 +37,29 @@ export interface ServiceDocument {
   ownerId: string | null
   createdAt: Date
   updatedAt: Date
+  /** When the prober should check the service again; null: due now. */
+  nextProbeAt: Date | null
+}
+
+export interface ProbeDocument {
+  _id?: ObjectId
+  serviceId: string
+  /** Order of the probes of one service: the previous newest `at` + 1. */
+  at: Long
+  checkedAt: Date
+  httpStatus: number | null
+  x402Version: number | null
+  latencyMs: number | null
+  answered402: boolean
+  matched: boolean
+  reason: string
+  accepts: PaymentRequirement[] | null
+}
+
+export interface LeaseDocument {
+  _id: string
+  holder: string
+  expiresAt: Long
 }
 
 export interface TombstoneDocument {
@@ -104,7 +127,37 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     paymentRequirements: record.paymentRequirements,
     ownerId: record.ownerId,
     createdAt: toDate(record.createdAt, 'createdAt'),
-    updatedAt: toDate(record.updatedAt, 'updatedAt')
+    updatedAt: toDate(record.updatedAt, 'updatedAt'),
+    // A new or replaced service is due for a probe: what the prober checks may have changed.
+    nextProbeAt: null
+  }
+}
+
+export function toProbeDocument (serviceId: string, at: number, outcome: ProbeOutcome): ProbeDocument {
+  return {
+    serviceId,
+    at: toLong(at, 'at'),
+    checkedAt: toDate(outcome.checkedAt, 'checkedAt'),
+    httpStatus: outcome.httpStatus,
+    x402Version: outcome.x402Version,
+    latencyMs: outcome.latencyMs,
+    answered402: outcome.answered402,
+    matched: outcome.matched,
+    reason: outcome.reason,
+    accepts: outcome.accepts
+  }
+}
+
+export function fromProbeDocument (doc: ProbeDocument): ProbeOutcome {
+  return {
+    checkedAt: doc.checkedAt.toISOString(),
+    httpStatus: doc.httpStatus,
+    x402Version: doc.x402Version,
+    latencyMs: doc.latencyMs,
+    answered402: doc.answered402,
+    matched: doc.matched,
+    reason: doc.reason,
+    accepts: doc.accepts
   }
 }
 

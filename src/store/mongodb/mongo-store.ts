@@ -19,15 +19,19 @@
  */
 import { Long, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
+import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
+import type { ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
-import type { ApiKeyRecord, CatalogStore, Page, ServiceChange, ServiceFilter, ServicePage, ServiceSort } from '../catalog-store.js'
+import type {
+  ApiKeyRecord, CatalogStore, MonitoringDecision, Page, ProbeCandidate, ProbePage, ServiceChange, ServiceFilter, ServicePage, ServiceSort
+} from '../catalog-store.js'
 import { mergeFeed, type FeedChange } from './feed.js'
 import {
-  fromApiKeyDocument, fromLong, fromServiceDocument, toApiKeyDocument, toLong, toServiceDocument,
-  type ApiKeyDocument, type CounterDocument, type ServiceDocument, type TombstoneDocument
+  fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
+  type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
 import { serviceFilter, serviceSort } from './query.js'
-import { API_KEY_INDEXES, COLLECTIONS, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
+import { API_KEY_INDEXES, COLLECTIONS, PROBE_INDEXES, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
 
 /** Majority-acknowledged and journaled: an acknowledged write survives a failover and a crash. */
 export const WRITE_CONCERN = { w: 'majority', journal: true } as const
@@ -65,6 +69,8 @@ export class MongoCatalogStore implements CatalogStore {
   readonly #tombstones: Collection<TombstoneDocument>
   readonly #apiKeys: Collection<ApiKeyDocument>
   readonly #counters: Collection<CounterDocument>
+  readonly #probes: Collection<ProbeDocument>
+  readonly #leases: Collection<LeaseDocument>
 
   private constructor (client: MongoClient, url: string) {
     this.#client = client
@@ -74,6 +80,8 @@ export class MongoCatalogStore implements CatalogStore {
     this.#tombstones = db.collection(COLLECTIONS.tombstones)
     this.#apiKeys = db.collection(COLLECTIONS.apiKeys)
     this.#counters = db.collection(COLLECTIONS.counters)
+    this.#probes = db.collection(COLLECTIONS.probes)
+    this.#leases = db.collection(COLLECTIONS.leases)
   }
 
   /**
@@ -165,10 +173,95 @@ export class MongoCatalogStore implements CatalogStore {
     return await this.#transaction(async (session) => {
       const deleted = await this.#services.findOneAndDelete({ _id: { $eq: id } }, { session })
       if (deleted === null) return false
+      await this.#probes.deleteMany({ serviceId: { $eq: id } }, { session })
       const seq = await this.#reserve(session, 1)
       await this.#tombstones.replaceOne({ _id: id }, { seq: toLong(seq, 'seq'), deletedAt: new Date() }, { session, upsert: true })
       return true
     })
+  }
+
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+    return await this.#transaction(async (session) => {
+      const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })
+      if (doc === null) return null
+      const newest = await this.#probes.findOne({ serviceId: { $eq: serviceId } }, { session, sort: { at: -1 }, projection: { at: 1 } })
+      const at = newest === null ? 1 : fromLong(newest.at, 'at') + 1
+      await this.#probes.insertOne(toProbeDocument(serviceId, at, outcome), { session })
+      // Bounded per service: everything older than the newest PROBE_HISTORY_LIMIT goes.
+      await this.#probes.deleteMany({ serviceId: { $eq: serviceId }, at: { $lte: toLong(Math.max(0, at - PROBE_HISTORY_LIMIT), 'at') } }, { session })
+      const history = (await this.#probes.find({ serviceId: { $eq: serviceId } }, { session, sort: { at: -1 }, limit: PROBE_HISTORY_LIMIT }).toArray())
+        .map((probe): ProbeSummary => ({ checkedAt: probe.checkedAt.toISOString(), answered402: probe.answered402, matched: probe.matched }))
+      const before = fromServiceDocument(doc)
+      const update = decide(before, history)
+      // Search and export read status, trust score and requirements: only their change is a change-feed event.
+      const visible = update.status !== before.status || update.trustScore !== before.trustScore ||
+        JSON.stringify(update.paymentRequirements) !== JSON.stringify(before.paymentRequirements)
+      await this.#services.updateOne({ _id: { $eq: serviceId } }, {
+        $set: {
+          ...(visible ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          status: update.status,
+          trustScore: update.trustScore,
+          uptimeScore: update.uptimeScore,
+          lastChecked: new Date(update.lastChecked),
+          paymentRequirements: update.paymentRequirements,
+          nextProbeAt: nextProbeAt === null ? null : new Date(nextProbeAt)
+        }
+      }, { session })
+      return { ...before, ...update }
+    })
+  }
+
+  async listProbes (serviceId: string, page: Page): Promise<ProbePage> {
+    const [total, docs] = await Promise.all([
+      this.#probes.countDocuments({ serviceId: { $eq: serviceId } }),
+      this.#probes.find({ serviceId: { $eq: serviceId } }).sort({ at: -1 }).skip(page.offset).limit(page.limit).toArray()
+    ])
+    return { items: docs.map(fromProbeDocument), total }
+  }
+
+  async lastProbe (serviceId: string): Promise<ProbeOutcome | null> {
+    const doc = await this.#probes.findOne({ serviceId: { $eq: serviceId } }, { sort: { at: -1 } })
+    return doc === null ? null : fromProbeDocument(doc)
+  }
+
+  async dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]> {
+    const docs = await this.#services.find({
+      $or: [{ nextProbeAt: null }, { nextProbeAt: { $lte: new Date(now) } }],
+      ...(includeSeeded ? {} : { ownerId: { $ne: null } })
+    }, { projection: { _id: 1, endpoint: 1, method: 1, network: 1, paymentAddress: 1, priceAtomic: 1 } })
+      .sort({ nextProbeAt: 1, _id: 1 }).limit(limit).toArray()
+    return docs.map((doc) => ({
+      id: doc._id,
+      endpoint: doc.endpoint,
+      method: doc.method,
+      network: doc.network,
+      paymentAddress: doc.paymentAddress,
+      priceAtomic: fromLong(doc.priceAtomic, 'priceAtomic')
+    }))
+  }
+
+  async markProbeDue (serviceId: string): Promise<boolean> {
+    return (await this.#services.updateOne({ _id: { $eq: serviceId } }, { $set: { nextProbeAt: null } }, { writeConcern: WRITE_CONCERN })).matchedCount === 1
+  }
+
+  async acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    try {
+      // Matches our own lease or an expired one; another holder's live lease matches nothing, and
+      // the upsert then clashes on _id: not ours.
+      await this.#leases.updateOne(
+        { _id: name, $or: [{ holder }, { expiresAt: { $lte: toLong(now, 'now') } }] },
+        { $set: { holder, expiresAt: toLong(now + ttlMs, 'expiresAt') } },
+        { upsert: true, writeConcern: WRITE_CONCERN }
+      )
+      return true
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false
+      throw err
+    }
+  }
+
+  async releaseLease (name: string, holder: string): Promise<void> {
+    await this.#leases.deleteOne({ _id: name, holder }, { writeConcern: WRITE_CONCERN })
   }
 
   async getService (id: string): Promise<ServiceRecord | null> {
@@ -271,6 +364,7 @@ async function ensureSchema (db: Db): Promise<void> {
   await db.collection(COLLECTIONS.services).createIndexes(serviceIndexes())
   await db.collection(COLLECTIONS.tombstones).createIndexes(TOMBSTONE_INDEXES)
   await db.collection(COLLECTIONS.apiKeys).createIndexes(API_KEY_INDEXES)
+  await db.collection(COLLECTIONS.probes).createIndexes(PROBE_INDEXES)
   await db.collection<CounterDocument>(COLLECTIONS.counters).updateOne(
     { _id: SERVICE_COUNTER_ID }, { $setOnInsert: { seq: Long.ZERO } }, { upsert: true })
 }

@@ -15,7 +15,11 @@ export const COLLECTIONS = {
   tombstones: 'service_tombstones',
   apiKeys: 'api_keys',
   /** `{_id: 'services', seq}`: the change feed's counter. */
-  counters: 'counters'
+  counters: 'counters',
+  /** Recent probes of each service (at most PROBE_HISTORY_LIMIT per service). */
+  probes: 'probes',
+  /** `{_id: name, holder, expiresAt}`: one prober per store. */
+  leases: 'leases'
 } as const
 
 export const SERVICE_COUNTER_ID = 'services'
@@ -29,7 +33,7 @@ export const SERVICE_VALIDATOR: Document = {
     bsonType: 'object',
     required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
-      'txCount', 'totalRevenue', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt'],
+      'txCount', 'totalRevenue', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
     properties: {
       _id: { bsonType: 'string', pattern: '^svc_' },
@@ -57,8 +61,41 @@ export const SERVICE_VALIDATOR: Document = {
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
       createdAt: date,
-      updatedAt: date
+      updatedAt: date,
+      // Null: due now (never probed since registration or an update, or asked for).
+      nextProbeAt: { bsonType: ['date', 'null'] }
     }
+  }
+}
+
+export const PROBE_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'serviceId', 'at', 'checkedAt', 'httpStatus', 'x402Version', 'latencyMs', 'answered402', 'matched', 'reason', 'accepts'],
+    additionalProperties: false,
+    properties: {
+      _id: { bsonType: 'objectId' },
+      serviceId: string,
+      // Insertion order within a service (ObjectIds from several processes need not be ordered).
+      at: long,
+      checkedAt: date,
+      httpStatus: { bsonType: ['int', 'null'] },
+      x402Version: { bsonType: ['int', 'null'] },
+      latencyMs: { bsonType: ['int', 'double', 'null'] },
+      answered402: { bsonType: 'bool' },
+      matched: { bsonType: 'bool' },
+      reason: string,
+      accepts: { bsonType: ['array', 'null'], items: { bsonType: 'object' } }
+    }
+  }
+}
+
+export const LEASE_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'holder', 'expiresAt'],
+    additionalProperties: false,
+    properties: { _id: string, holder: string, expiresAt: long }
   }
 }
 
@@ -90,7 +127,9 @@ export const API_KEY_VALIDATOR: Document = {
 export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.services]: SERVICE_VALIDATOR,
   [COLLECTIONS.tombstones]: TOMBSTONE_VALIDATOR,
-  [COLLECTIONS.apiKeys]: API_KEY_VALIDATOR
+  [COLLECTIONS.apiKeys]: API_KEY_VALIDATOR,
+  [COLLECTIONS.probes]: PROBE_VALIDATOR,
+  [COLLECTIONS.leases]: LEASE_VALIDATOR
 }
 
 /** Document fields behind each list sort (SortField → field). */
@@ -129,10 +168,14 @@ export function serviceIndexes (): IndexDescription[] {
   return [
     { key: { endpoint: 1 }, name: 'endpoint_unique', unique: true },
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
+    // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
+    { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
     ...sorts.map((sort): IndexDescription => ({ key: { [sort]: 1, _id: 1 }, name: `${sort}_id` })),
     ...filters.flatMap((filter) => sorts.map((sort): IndexDescription => ({ key: { [filter]: 1, [sort]: 1, _id: 1 }, name: `${filter}_${sort}_id` })))
   ]
 }
+
+export const PROBE_INDEXES: IndexDescription[] = [{ key: { serviceId: 1, at: -1 }, name: 'serviceId_at' }]
 
 export const TOMBSTONE_INDEXES: IndexDescription[] = [{ key: { seq: 1 }, name: 'seq_unique', unique: true }]
 
