@@ -6,6 +6,7 @@
 import type { Test } from 'tap'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
+import type { ProbeOutcome } from '../../src/domain/probe.js'
 import { DuplicateEndpointError } from '../../src/errors.js'
 import { SORT_FIELDS, type CatalogStore, type ServiceFilter, type ServiceSort } from '../../src/store/catalog-store.js'
 import { nameSortKey } from '../../src/store/sqlite-store.js'
@@ -201,5 +202,67 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.equal(await store.revokeApiKey('key_unknown', '2025-02-02T00:00:00.000Z'), false)
     t.equal(await store.findActiveApiKeyByHash(key(1).hash), null, 'a revoked key no longer authenticates')
     t.same((await store.listApiKeys())[0], { ...key(1), revokedAt: '2025-02-01T00:00:00.000Z' })
+  })
+
+  t.test('probes: recorded with the new state, newest first, bounded; the due queue and the lease', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    const owned = { ...a, ownerId: 'key_owner' }
+    await store.insertServices([owned, b])
+    const probe = (n: number, matched: boolean): ProbeOutcome => ({
+      checkedAt: new Date(Date.parse(NOW) + n * 1000).toISOString(),
+      httpStatus: 402,
+      x402Version: 2,
+      latencyMs: 12,
+      answered402: true,
+      matched,
+      reason: matched ? 'matches' : `payTo differs ${n}`,
+      accepts: [{ scheme: 'exact', network: a.network, amount: String(a.priceAtomic), asset: '0xasset', payTo: a.paymentAddress, maxTimeoutSeconds: 60, extra: {} }]
+    })
+    t.same((await store.dueForProbe(NOW, 10, false)).map((c) => c.id), [owned.id], 'a new owned service is due; seeded ones only when asked')
+    t.same((await store.dueForProbe(NOW, 10, true)).map((c) => c.id).sort(), [owned.id, b.id].sort())
+    t.match((await store.dueForProbe(NOW, 10, false))[0], { endpoint: a.endpoint, method: a.method, network: a.network, paymentAddress: a.paymentAddress, priceAtomic: a.priceAtomic })
+
+    const seqBefore = await store.latestSeq()
+    const seen: number[] = []
+    const next = new Date(Date.parse(NOW) + 3_600_000).toISOString()
+    const updated = await store.recordProbe(owned.id, probe(1, true), (service, history) => {
+      seen.push(history.length)
+      return { status: 'verified', uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: 80, paymentRequirements: probe(1, true).accepts }
+    }, next)
+    t.match(updated, { id: owned.id, status: 'verified', trustScore: 80, uptimeScore: 100 })
+    t.same(seen, [1], 'the decision sees the history, the new probe included')
+    t.match(await store.getService(owned.id), { status: 'verified', trustScore: 80, lastChecked: probe(1, true).checkedAt, paymentRequirements: probe(1, true).accepts })
+    t.ok(await store.latestSeq() > seqBefore, 'a visible change is a change-feed event')
+    t.same(await store.dueForProbe(NOW, 10, false), [], 'not due before its next probe time')
+    t.same((await store.dueForProbe(next, 10, false)).map((c) => c.id), [owned.id], 'due once the time comes')
+
+    const seqAfter = await store.latestSeq()
+    await store.recordProbe(owned.id, probe(2, true), (service, history) => ({ status: service.status, uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: service.trustScore, paymentRequirements: service.paymentRequirements }), next)
+    t.equal(await store.latestSeq(), seqAfter, 'a probe that changes nothing search or export reads is no change-feed event')
+    await store.recordProbe(owned.id, probe(3, false), (service, history) => ({ status: 'unverified', uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: 50, paymentRequirements: service.paymentRequirements }), next)
+
+    const page = await store.listProbes(owned.id, { limit: 2, offset: 0 })
+    t.equal(page.total, 3)
+    t.same(page.items.map((p) => p.reason), ['payTo differs 3', 'matches'], 'newest first, paged')
+    t.same(await store.lastProbe(owned.id), probe(3, false), 'the last probe round-trips field for field')
+    t.equal(await store.lastProbe(b.id), null)
+    t.equal(await store.recordProbe('svc_nobody', probe(4, true), () => { throw new Error('not called') }, null), null, 'no service, nothing stored')
+
+    t.equal(await store.markProbeDue(owned.id), true)
+    t.same((await store.dueForProbe(NOW, 10, false)).map((c) => c.id), [owned.id], 'asked for: due now')
+    t.equal(await store.markProbeDue('svc_nobody'), false)
+
+    t.equal(await store.deleteService(owned.id), true)
+    t.equal((await store.listProbes(owned.id, { limit: 10, offset: 0 })).total, 0, 'a deleted service\'s probes go with it')
+
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 1_000), true)
+    t.equal(await store.acquireLease('prober', 'two', 10_000, 2_000), false, 'held by another')
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 5_000), true, 'renewed by its holder')
+    t.equal(await store.acquireLease('prober', 'two', 10_000, 15_001), true, 'taken over once expired')
+    await store.releaseLease('prober', 'one')
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), false, 'only the holder releases')
+    await store.releaseLease('prober', 'two')
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), true, 'released: free at once')
   })
 }
