@@ -112,7 +112,8 @@ const encode = encodeURIComponent
 async function startApi (name: string, dataDir: string, env: Record<string, string>): Promise<{ child: Child, url: string }> {
   const port = await freePort()
   const child = startChild(name, [join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
-    DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', ...env
+    // No rate limits (one client IP makes every request) and no probes of the fictional hosts.
+    DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', ...env
   })
   const url = `http://${HOST}:${port}`
   await waitUntil(child, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 300_000)
@@ -225,7 +226,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     const api = await startApi('catalog', dataDir, { CATALOG_API_KEYS: apiKey })
     const pid = api.child.process.pid as number
     const idle = rssOf(pid)
-    const uncached = await startApi('uncached catalog', dataDir, { CATALOG_INDEXER: 'external', CATALOG_RESPONSE_CACHE: '0' })
+    const uncached = await startApi('uncached catalog', dataDir, { CATALOG_INDEXER: 'external', CATALOG_RESPONSE_CACHE_MB: '0' })
 
     const random = prng(seed + 9)
     const keywordQueries = KEYWORD_KINDS.flatMap((kind) => stream.get(kind) as string[])
@@ -316,7 +317,7 @@ function report (reports: SizeReport[]): string {
         return [kind, ...reports.map((r) => cell(r, 'keyword')), ...reports.map((r) => cell(r, 'catalog')), ...reports.map((r) => cell(r, 'intent')), `${verdict(ok)} (≤ ${TARGETS.localP50} / ${TARGETS.localP99})`]
       })),
     '',
-    '**HTTP**, 50 connections, distinct URLs: req/s · p99 ms. *cached*: default server; *uncached*: `CATALOG_RESPONSE_CACHE=0`; *bare*: a bare Fastify process replaying the same bytes; ratio = req/s ÷ bare req/s.',
+    '**HTTP**, 50 connections, distinct URLs: req/s · p99 ms. *cached*: default server; *uncached*: `CATALOG_RESPONSE_CACHE_MB=0`; *bare*: a bare Fastify process replaying the same bytes; ratio = req/s ÷ bare req/s.',
     '',
     table(['endpoint', ...reports.flatMap((r) => [`${r.n.toLocaleString('en-US')} cached`, 'uncached', 'bare', 'ratio c / u']), `target at ${sizes.at(-1) as string}`],
       [...last.http.keys()].map((name) => {

@@ -23,7 +23,8 @@ test('a valid registration is stored unverified with derived fields', async (t) 
   const fetched = await app.inject(`/api/services/${service.id as string}`)
   t.same(fetched.json(), service)
   const status = (await app.inject(`/api/services/${service.id as string}/status`)).json()
-  t.same(status, { id: service.id, trustScore: 10, status: 'unverified', uptimeScore: null, lastChecked: null, txCount: 0, totalRevenue: '0' })
+  t.same(status, { id: service.id, trustScore: 10, status: 'unverified', uptimeScore: 0, lastChecked: null, txCount: 0, totalRevenue: 0, lastProbe: null },
+    'numbers before any figure exists, and no probe yet')
 })
 
 test('name and description lengths count characters, not bytes', async (t) => {

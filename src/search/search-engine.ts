@@ -11,10 +11,6 @@ import type { ServiceStatus } from '../domain/trust.js'
 export const SEARCH_ATTRIBUTES = ['name', 'category', 'description'] as const
 export type SearchAttribute = typeof SEARCH_ATTRIBUTES[number]
 
-export const FACET_FIELDS = ['category', 'status', 'network'] as const
-export type FacetField = typeof FACET_FIELDS[number]
-export type FacetDistribution = Partial<Record<FacetField, Record<string, number>>>
-
 export interface SearchDocument {
   id: string
   /** Change-feed sequence of the service state this document mirrors. */
@@ -31,6 +27,10 @@ export interface SearchDocument {
   /** Analyzed terms per attribute: normalized words, base forms, readings, bigrams. */
   terms: Record<SearchAttribute, IndexedTerm[]>
 }
+
+export const FACET_FIELDS = ['category', 'status', 'network'] as const
+export type FacetField = typeof FACET_FIELDS[number]
+export type FacetDistribution = Partial<Record<FacetField, Record<string, number>>>
 
 export interface SearchQuery {
   words: QueryWord[]

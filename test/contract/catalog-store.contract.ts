@@ -1,0 +1,268 @@
+/**
+ * The CatalogStore contract, written once and run against every adapter whose server is
+ * configured (catalog-store.test.ts). It checks the port's documented behaviour with the
+ * demo catalog, comparing every list against a reference computed here.
+ */
+import type { Test } from 'tap'
+import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
+import type { ServiceRecord } from '../../src/domain/service.js'
+import type { ProbeOutcome } from '../../src/domain/probe.js'
+import { DuplicateEndpointError } from '../../src/errors.js'
+import { SORT_FIELDS, type CatalogStore, type ServiceFilter, type ServiceSort } from '../../src/store/catalog-store.js'
+import { nameSortKey } from '../../src/store/sqlite-store.js'
+
+/** Opens a fresh, empty store, closed and removed when `t` ends. */
+export type OpenStore = (t: Test) => Promise<CatalogStore>
+
+const NOW = '2025-03-04T05:06:07.089Z'
+export const demoRecords = (): ServiceRecord[] => seedRecords(readSeedFile('demo'), NOW)
+
+function sortValue (record: ServiceRecord, sort: ServiceSort): string | number {
+  switch (sort.field) {
+    case 'price': return record.priceAtomic
+    case 'trustScore': return record.trustScore
+    case 'name': return nameSortKey(record.name)
+    case 'createdAt': return record.createdAt
+  }
+}
+
+const compare = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** What listServices must return: filtered, ordered by the field then the id, both in the sort's direction. */
+export function referenceList (records: readonly ServiceRecord[], filter: ServiceFilter, sort: ServiceSort): string[] {
+  const direction = sort.order === 'asc' ? 1 : -1
+  return records
+    .filter((r) => (filter.category === undefined || r.category === filter.category) &&
+      (filter.status === undefined || r.status === filter.status) &&
+      (filter.chain === undefined || r.supportedChains.includes(filter.chain)) &&
+      (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic))
+    .sort((a, b) => direction * (compare(sortValue(a, sort), sortValue(b, sort)) || compare(a.id, b.id)))
+    .map((r) => r.id)
+}
+
+export function catalogStoreContract (t: Test, open: OpenStore): void {
+  t.test('insert, get and getServices', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    t.equal(await store.countServices(), 0, 'a fresh store is empty')
+    await store.insertService(records[0] as ServiceRecord)
+    await store.insertServices(records.slice(1))
+    for (const record of records) t.same(await store.getService(record.id), record, `${record.id} round-trips field for field`)
+    t.equal(await store.getService('svc_aaaaaaaaaaaaaaaaaaaaaaaa'), null, 'unknown id → null')
+    const ids = [records[5], records[2], records[9]].map((r) => (r as ServiceRecord).id)
+    t.same((await store.getServices([ids[0] as string, 'svc_missing', ...ids.slice(1)])).map((r) => r.id), ids, 'in the order asked, unknown ids left out')
+    t.same(await store.getServices([]), [])
+    t.equal(await store.countServices(), records.length)
+    const byCategory = new Map<string, number>()
+    for (const r of records) byCategory.set(r.category, (byCategory.get(r.category) ?? 0) + 1)
+    t.same(Object.fromEntries(await store.countByCategory()), Object.fromEntries(byCategory))
+    await t.resolves(store.ping())
+  })
+
+  t.test('a taken endpoint is a DuplicateEndpointError and changes nothing', async (t) => {
+    const store = await open(t)
+    const [first, second] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertService(first)
+    const latest = await store.latestSeq()
+    const clash = { ...second, endpoint: first.endpoint }
+    await t.rejects(store.insertService(clash), DuplicateEndpointError)
+    t.equal(await store.getService(clash.id), null)
+    t.equal(await store.latestSeq(), latest, 'a refused write takes no sequence')
+    t.same(await store.getService(first.id), first, 'the registered service is untouched')
+  })
+
+  t.test('insertServices is all or nothing', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    await store.insertService(a)
+    await t.rejects(store.insertServices([b, { ...c, endpoint: a.endpoint }]), DuplicateEndpointError)
+    t.equal(await store.getService(b.id), null, 'the valid record of a refused batch is not stored')
+    t.equal(await store.countServices(), 1)
+  })
+
+  t.test('listServices: every filter × sort × order against the reference, with paging', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const chains = [...new Set(records.flatMap((r) => r.supportedChains))]
+    const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
+    const median = prices[Math.floor(prices.length / 2)] as number
+    const filters: ServiceFilter[] = [
+      {},
+      { category: (records[0] as ServiceRecord).category },
+      { status: 'verified' },
+      { status: 'inactive' },
+      { chain: chains[0] as string },
+      { chain: chains.at(-1) as string },
+      { maxPriceAtomic: median },
+      { maxPriceAtomic: prices[0] as number },
+      { category: 'weather', status: 'verified', maxPriceAtomic: median },
+      { category: 'no-such-category' }
+    ]
+    for (const filter of filters) {
+      for (const field of SORT_FIELDS) {
+        for (const order of ['asc', 'desc'] as const) {
+          const sort = { field, order }
+          const expected = referenceList(records, filter, sort)
+          const all = await store.listServices(filter, sort, { limit: 100, offset: 0 })
+          const label = `${JSON.stringify(filter)} by ${field} ${order}`
+          t.same(all.items.map((r) => r.id), expected, label)
+          t.equal(all.total, expected.length, `${label}: total`)
+        }
+      }
+    }
+    // Pages of 7 walk the same order, each with the full total.
+    const sort: ServiceSort = { field: 'price', order: 'asc' }
+    const walked: string[] = []
+    for (let offset = 0; ; offset += 7) {
+      const page = await store.listServices({}, sort, { limit: 7, offset })
+      t.equal(page.total, records.length)
+      walked.push(...page.items.map((r) => r.id))
+      if (page.items.length < 7) break
+    }
+    t.same(walked, referenceList(records, {}, sort), 'paging is stable')
+    t.same((await store.listServices({}, sort, { limit: 5, offset: 10_000 })).items, [], 'past the end: an empty page')
+  })
+
+  t.test('the change feed: every change once, in order, from any checkpoint', async (t) => {
+    const store = await open(t)
+    t.equal(await store.latestSeq(), 0)
+    t.same(await store.changesSince(0, 10), [])
+    const records = demoRecords()
+    await store.insertServices(records.slice(0, 30))
+    for (const record of records.slice(30, 35)) await store.insertService(record)
+    const latest = await store.latestSeq()
+    const feed = await store.changesSince(0, 1000)
+    t.equal(feed.length, 35)
+    t.same(feed.map((c) => c.service?.id).sort(), records.slice(0, 35).map((r) => r.id).sort(), 'every service once')
+    t.ok(feed.every((c, i) => i === 0 || c.seq > (feed[i - 1] as { seq: number }).seq), 'strictly increasing sequences')
+    t.equal(feed.at(-1)?.seq, latest, 'latestSeq is the last change')
+    t.same(feed.at(-1)?.service, records[34], 'with the service as it is now')
+    const walked: number[] = []
+    let checkpoint = 0
+    for (;;) {
+      const batch = await store.changesSince(checkpoint, 8)
+      t.ok(batch.length <= 8, 'at most limit changes')
+      if (batch.length === 0) break
+      walked.push(...batch.map((c) => c.seq))
+      checkpoint = batch.at(-1)?.seq ?? checkpoint
+    }
+    t.same(walked, feed.map((c) => c.seq), 'walking in batches from each checkpoint sees the same feed')
+    t.same(await store.changesSince(latest, 10), [], 'nothing after the latest')
+    await store.insertService(records[35] as ServiceRecord)
+    const next = await store.changesSince(latest, 10)
+    t.same(next.map((c) => c.service?.id), [(records[35] as ServiceRecord).id], 'a new write appears after the old checkpoint')
+    t.ok((next[0]?.seq ?? 0) > latest)
+  })
+
+  t.test('deletions are tombstones in the feed', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const before = await store.latestSeq()
+    t.equal(await store.deleteService(a.id), true)
+    t.equal(await store.deleteService(a.id), false, 'deleting twice: nothing to delete')
+    t.equal(await store.getService(a.id), null)
+    t.equal(await store.countServices(), 1)
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service]), [[a.id, null]], 'a tombstone: the id, no service')
+    t.ok((changes[0]?.seq ?? 0) > before)
+    const all = await store.changesSince(0, 10)
+    t.same(all.map((c) => [c.id, c.service?.id ?? null]), [[b.id, b.id], [a.id, null]], 'from the start: b live, a deleted (its newest state)')
+    await store.insertService({ ...a })
+    t.same(await store.getService(a.id), a, 'a deleted endpoint can be registered again')
+  })
+
+  t.test('updates replace the service as a new change', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const before = await store.latestSeq()
+    const changed: ServiceRecord = { ...a, name: 'Renamed service', method: 'POST', supportedChains: [a.network, 'eip155:999999'], paymentRequirements: [{ scheme: 'exact', network: a.network, amount: '1000', asset: '0xasset', payTo: a.paymentAddress, maxTimeoutSeconds: 60, extra: { name: 'USDC' } }] }
+    t.equal(await store.updateService(changed), true)
+    t.same(await store.getService(a.id), changed, 'every field is replaced, method and payment requirements included')
+    t.same((await store.listServices({ chain: 'eip155:999999' }, { field: 'name', order: 'asc' }, { limit: 10, offset: 0 })).items.map((r) => r.id), [a.id], 'chain filters follow the update')
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service?.name]), [[a.id, 'Renamed service']], 'the update is one new change')
+    await t.rejects(store.updateService({ ...b, endpoint: a.endpoint }), DuplicateEndpointError, 'an update cannot take another service\'s endpoint')
+    t.equal(await store.updateService({ ...a, id: 'svc_nobody' }), false, 'no service, no update')
+  })
+
+  t.test('API keys: hashes only, revocation at once', async (t) => {
+    const store = await open(t)
+    const key = (n: number): { id: string, name: string, hash: string, createdAt: string, revokedAt: null } =>
+      ({ id: `key_${String(n).padStart(16, '0')}`, name: `owner ${n}`, hash: String(n).repeat(64).slice(0, 64), createdAt: `2025-01-0${n}T00:00:00.000Z`, revokedAt: null })
+    await store.insertApiKey(key(2))
+    await store.insertApiKey(key(1))
+    t.same(await store.listApiKeys(), [key(1), key(2)], 'listed by creation time')
+    t.same(await store.findActiveApiKeyByHash(key(1).hash), key(1))
+    t.equal(await store.findActiveApiKeyByHash('f'.repeat(64)), null)
+    t.equal(await store.revokeApiKey(key(1).id, '2025-02-01T00:00:00.000Z'), true)
+    t.equal(await store.revokeApiKey(key(1).id, '2025-02-02T00:00:00.000Z'), false, 'an already revoked key')
+    t.equal(await store.revokeApiKey('key_unknown', '2025-02-02T00:00:00.000Z'), false)
+    t.equal(await store.findActiveApiKeyByHash(key(1).hash), null, 'a revoked key no longer authenticates')
+    t.same((await store.listApiKeys())[0], { ...key(1), revokedAt: '2025-02-01T00:00:00.000Z' })
+  })
+
+  t.test('probes: recorded with the new state, newest first, bounded; the due queue and the lease', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    const owned = { ...a, ownerId: 'key_owner' }
+    await store.insertServices([owned, b])
+    const probe = (n: number, matched: boolean): ProbeOutcome => ({
+      checkedAt: new Date(Date.parse(NOW) + n * 1000).toISOString(),
+      httpStatus: 402,
+      x402Version: 2,
+      latencyMs: 12,
+      answered402: true,
+      matched,
+      reason: matched ? 'matches' : `payTo differs ${n}`,
+      accepts: [{ scheme: 'exact', network: a.network, amount: String(a.priceAtomic), asset: '0xasset', payTo: a.paymentAddress, maxTimeoutSeconds: 60, extra: {} }]
+    })
+    t.same((await store.dueForProbe(NOW, 10, false)).map((c) => c.id), [owned.id], 'a new owned service is due; seeded ones only when asked')
+    t.same((await store.dueForProbe(NOW, 10, true)).map((c) => c.id).sort(), [owned.id, b.id].sort())
+    t.match((await store.dueForProbe(NOW, 10, false))[0], { endpoint: a.endpoint, method: a.method, network: a.network, paymentAddress: a.paymentAddress, priceAtomic: a.priceAtomic })
+
+    const seqBefore = await store.latestSeq()
+    const seen: number[] = []
+    const next = new Date(Date.parse(NOW) + 3_600_000).toISOString()
+    const updated = await store.recordProbe(owned.id, probe(1, true), (service, history) => {
+      seen.push(history.length)
+      return { status: 'verified', uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: 80, paymentRequirements: probe(1, true).accepts }
+    }, next)
+    t.match(updated, { id: owned.id, status: 'verified', trustScore: 80, uptimeScore: 100 })
+    t.same(seen, [1], 'the decision sees the history, the new probe included')
+    t.match(await store.getService(owned.id), { status: 'verified', trustScore: 80, lastChecked: probe(1, true).checkedAt, paymentRequirements: probe(1, true).accepts })
+    t.ok(await store.latestSeq() > seqBefore, 'a visible change is a change-feed event')
+    t.same(await store.dueForProbe(NOW, 10, false), [], 'not due before its next probe time')
+    t.same((await store.dueForProbe(next, 10, false)).map((c) => c.id), [owned.id], 'due once the time comes')
+
+    const seqAfter = await store.latestSeq()
+    await store.recordProbe(owned.id, probe(2, true), (service, history) => ({ status: service.status, uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: service.trustScore, paymentRequirements: service.paymentRequirements }), next)
+    t.equal(await store.latestSeq(), seqAfter, 'a probe that changes nothing search or export reads is no change-feed event')
+    await store.recordProbe(owned.id, probe(3, false), (service, history) => ({ status: 'unverified', uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: 50, paymentRequirements: service.paymentRequirements }), next)
+
+    const page = await store.listProbes(owned.id, { limit: 2, offset: 0 })
+    t.equal(page.total, 3)
+    t.same(page.items.map((p) => p.reason), ['payTo differs 3', 'matches'], 'newest first, paged')
+    t.same(await store.lastProbe(owned.id), probe(3, false), 'the last probe round-trips field for field')
+    t.equal(await store.lastProbe(b.id), null)
+    t.equal(await store.recordProbe('svc_nobody', probe(4, true), () => { throw new Error('not called') }, null), null, 'no service, nothing stored')
+
+    t.equal(await store.markProbeDue(owned.id), true)
+    t.same((await store.dueForProbe(NOW, 10, false)).map((c) => c.id), [owned.id], 'asked for: due now')
+    t.equal(await store.markProbeDue('svc_nobody'), false)
+
+    t.equal(await store.deleteService(owned.id), true)
+    t.equal((await store.listProbes(owned.id, { limit: 10, offset: 0 })).total, 0, 'a deleted service\'s probes go with it')
+
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 1_000), true)
+    t.equal(await store.acquireLease('prober', 'two', 10_000, 2_000), false, 'held by another')
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 5_000), true, 'renewed by its holder')
+    t.equal(await store.acquireLease('prober', 'two', 10_000, 15_001), true, 'taken over once expired')
+    await store.releaseLease('prober', 'one')
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), false, 'only the holder releases')
+    await store.releaseLease('prober', 'two')
+    t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), true, 'released: free at once')
+  })
+}
