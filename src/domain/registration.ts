@@ -11,14 +11,20 @@ import { CURRENCIES, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
+import { canonicalEndpoint, MAX_ENDPOINT_LENGTH } from './endpoint-url.js'
 
-export const MAX_ENDPOINT_LENGTH = 2048
+export { MAX_ENDPOINT_LENGTH }
+/**
+ * Raw endpoint input bound: the 2048-character limit applies to the canonical form, which
+ * can be shorter (%7E → ~) or longer (non-ASCII is percent-encoded) than what was sent.
+ */
+export const MAX_ENDPOINT_INPUT_LENGTH = 4 * MAX_ENDPOINT_LENGTH
 export const MAX_EXTRA_CHAINS = 16
 
 export const RegistrationBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Counted in characters, not bytes' }),
   description: Type.String({ minLength: 1, maxLength: 2000 }),
-  endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_LENGTH, description: 'Absolute http(s) URL of the paid endpoint' }),
+  endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_INPUT_LENGTH, description: `Absolute http(s) URL of the paid endpoint; at most ${MAX_ENDPOINT_LENGTH} characters in canonical form` }),
   method: Type.Optional(HttpMethodEnum),
   category: Type.String({ minLength: 1, maxLength: 64, description: 'An id from GET /api/categories' }),
   pricing: Type.Object({
@@ -63,19 +69,9 @@ function checkText (field: string, value: string, multiline: boolean): string {
   return trimmed
 }
 
-/** Canonical endpoint URL (lower-case host, no default port), or a ValidationError. */
+/** Canonical endpoint URL (see src/domain/endpoint-url.ts), or a ValidationError naming `endpoint`. */
 export function normalizeEndpoint (value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ValidationError('endpoint', 'must be an absolute http(s) URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('endpoint', 'must use http or https')
-  if (url.hostname === '') throw new ValidationError('endpoint', 'must name a host')
-  if (url.username !== '' || url.password !== '') throw new ValidationError('endpoint', 'must not contain credentials')
-  if (url.hash !== '') throw new ValidationError('endpoint', 'must not contain a fragment')
-  return url.href
+  return canonicalEndpoint(value)
 }
 
 /** Canonical CAIP-2 id for a network name or id, or a ValidationError naming `field`. */
