@@ -11,6 +11,8 @@ import responseCachePlugin from './plugins/response-cache.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
+import discoveryRoutes from './routes/discovery.js'
+import exportRoutes from './routes/export.js'
 import healthRoutes from './routes/health.js'
 import searchRoutes from './routes/search.js'
 import servicesRoutes from './routes/services.js'
@@ -51,5 +53,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
   await app.register(searchRoutes)
+  await app.register(exportRoutes)
+  await app.register(discoveryRoutes)
   return app
 }
