@@ -8,6 +8,7 @@ import authPlugin from './plugins/auth.js'
 import errorsPlugin from './plugins/errors.js'
 import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
+import proberPlugin from './plugins/prober.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
@@ -49,6 +50,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   if (config.responseCacheEntries > 0) await app.register(responseCachePlugin, { maxEntries: config.responseCacheEntries })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
+  await app.register(proberPlugin, { config })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)

@@ -22,6 +22,32 @@ export interface Config {
   responseCacheEntries: number
   /** Recent search results kept while the index is unchanged; 0 turns it off. */
   searchCacheEntries: number
+  /** Seconds between scheduled probes of a service (±10 % jitter); 0 turns scheduled probing off. */
+  probeIntervalS: number
+  /** Budget of one probe: connect, headers and body together. */
+  probeTimeoutMs: number
+  /** Lets probes reach loopback, private and other non-public addresses (tests, private deployments). */
+  probeAllowPrivate: boolean
+  /** 'embedded': the API process runs the probe scheduler; 'external': `npm run prober` does. */
+  prober: 'embedded' | 'external'
+  /** Probes in flight at once, and at most this many per host. */
+  probeConcurrency: number
+  probePerHost: number
+  /** Also probe seeded services (no owner) on schedule; off for the demo, whose hosts are fictional. */
+  probeSeeded: boolean
+}
+
+function integer (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, hint = ''): number {
+  const text = env[name] ?? String(fallback)
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min}${hint} to ${max}, got "${text}"`)
+  return value
+}
+
+function flag (env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name] ?? '0'
+  if (text !== '0' && text !== '1') throw new ConfigError(`${name} must be 0 or 1, got "${text}"`)
+  return text === '1'
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -59,6 +85,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const searchCacheEntries = Number(searchCacheText)
   if (!/^\d+$/.test(searchCacheText) || searchCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_SEARCH_CACHE must be an integer from 0 (off) to 1000000, got "${searchCacheText}"`)
 
+  const prober = env.CATALOG_PROBER ?? 'embedded'
+  if (prober !== 'embedded' && prober !== 'external') throw new ConfigError(`CATALOG_PROBER must be embedded or external, got "${prober}"`)
+
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -69,6 +98,13 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     indexer,
     indexerBatchSize,
     responseCacheEntries,
-    searchCacheEntries
+    searchCacheEntries,
+    probeIntervalS: integer(env, 'CATALOG_PROBE_INTERVAL_S', 3600, 0, 30 * 24 * 3600, ' (off)'),
+    probeTimeoutMs: integer(env, 'CATALOG_PROBE_TIMEOUT_MS', 8000, 100, 120_000),
+    probeAllowPrivate: flag(env, 'CATALOG_PROBE_ALLOW_PRIVATE'),
+    prober,
+    probeConcurrency: integer(env, 'CATALOG_PROBE_CONCURRENCY', 16, 1, 1000),
+    probePerHost: integer(env, 'CATALOG_PROBE_PER_HOST', 2, 1, 100),
+    probeSeeded: flag(env, 'CATALOG_PROBE_SEEDED')
   }
 }

@@ -18,7 +18,8 @@ export function tempDataDir (t: Test): string {
 }
 
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent' }), ...overrides }
+  // Probing off unless a test turns it on: demo and test endpoints point at hosts that never answer.
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_PROBE_INTERVAL_S: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */

@@ -77,6 +77,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const record = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
     await app.store.insertService(record)
     app.searchIndex.indexer.notify()
+    app.prober.enqueue(record.id)
     void reply.code(201).header('location', `/api/services/${record.id}`)
     return toService(record)
   })

@@ -3,6 +3,8 @@
  * feed. Filters, sorts and pages are typed objects; only adapters turn them into SQL or
  * MongoDB queries.
  */
+import type { MonitoringUpdate, ProbeSummary } from '../domain/lifecycle.js'
+import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 
@@ -71,6 +73,24 @@ export interface ServiceChange {
   service: ServiceRecord | null
 }
 
+export interface ProbePage {
+  /** Newest first. */
+  items: ProbeOutcome[]
+  total: number
+}
+
+/**
+ * Decides a service's monitoring state after a probe, from the service as stored and its
+ * recent probes (newest first, the new one included). Runs inside the store's
+ * transaction, so it must not wait on anything.
+ */
+export type MonitoringDecision = (service: ServiceRecord, history: ProbeSummary[]) => MonitoringUpdate
+
+/** A service the prober should check, with what the check needs. */
+export interface ProbeCandidate extends ProbeTarget {
+  id: string
+}
+
 export interface CatalogStore {
   /** Stores a new service; throws DuplicateEndpointError when its endpoint is taken. */
   insertService (record: ServiceRecord): Promise<void>
@@ -118,6 +138,33 @@ export interface CatalogStore {
   /** Marks a key revoked; false when no active key has that id. */
   revokeApiKey (id: string, at: string): Promise<boolean>
   findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null>
+
+  /**
+   * Stores a probe of a service and applies `decide`'s monitoring state to it, atomically;
+   * keeps the newest PROBE_HISTORY_LIMIT probes per service. The service gets a new
+   * change-feed seq only when status, trustScore or paymentRequirements changed (what
+   * search and export read), not on every probe. `nextProbeAt` (ISO) is when the
+   * scheduler should probe it again. Null (nothing stored) when no service has that id.
+   */
+  recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null>
+  /** A service's stored probes, newest first. */
+  listProbes (serviceId: string, page: Page): Promise<ProbePage>
+  lastProbe (serviceId: string): Promise<ProbeOutcome | null>
+  /**
+   * Services due for a probe (never probed since registration or asked for, or their
+   * next probe time has come), soonest first. Seeded services (no owner) only when
+   * `includeSeeded`.
+   */
+  dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]>
+  /** Makes a service due for a probe now (after a registration or an update); false when no service has that id. */
+  markProbeDue (serviceId: string): Promise<boolean>
+  /**
+   * Takes or renews the named lease for `holder` until `now + ttlMs` (epoch ms); false while
+   * another holder's lease has not expired. One prober per store works this way.
+   */
+  acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean>
+  /** Gives a lease up (on shutdown) so another holder need not wait for it to expire. */
+  releaseLease (name: string, holder: string): Promise<void>
 
   /** Throws StoreUnavailableError when the store cannot serve requests. */
   ping (): Promise<void>

@@ -8,12 +8,14 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuplicateEndpointError, StoreUnavailableError } from '../errors.js'
 import type { HttpMethod } from '../domain/http-method.js'
-import type { PaymentRequirement } from '../domain/probe.js'
+import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../domain/lifecycle.js'
+import type { PaymentRequirement, ProbeOutcome } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import { payToKey } from '../domain/pay-to.js'
 import type {
-  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, Page, ServiceChange, ServicePage, ServiceSort, SortField
+  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, MonitoringDecision, Page, ProbeCandidate, ProbePage,
+  ServiceChange, ServicePage, ServiceSort, SortField
 } from './catalog-store.js'
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
@@ -50,6 +52,7 @@ CREATE TABLE IF NOT EXISTS services (
   tx_count INTEGER NOT NULL,
   total_revenue TEXT NOT NULL,
   payment_requirements TEXT,
+  next_probe_at TEXT,
   owner_id TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
@@ -78,6 +81,24 @@ CREATE TABLE IF NOT EXISTS service_displacements (
   reason TEXT NOT NULL,
   at TEXT NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS probes (
+  id INTEGER PRIMARY KEY,
+  service_id TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  http_status INTEGER,
+  x402_version INTEGER,
+  latency_ms INTEGER,
+  answered_402 INTEGER NOT NULL,
+  matched INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  accepts TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS probes_service ON probes(service_id, id);
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
 CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -90,8 +111,12 @@ CREATE TABLE IF NOT EXISTS api_keys (
 /** Columns added after the first release, with their definitions, for stores created before them. */
 const ADDED_COLUMNS: Array<[string, string]> = [
   ['method', "TEXT NOT NULL DEFAULT 'GET'"],
-  ['payment_requirements', 'TEXT']
+  ['payment_requirements', 'TEXT'],
+  ['next_probe_at', 'TEXT']
 ]
+
+/** Indexes on added columns: created after the columns exist in old stores. */
+const LATE_INDEXES = 'CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);'
 
 /** The next change-feed sequence: past every live service and every tombstone. */
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
@@ -117,9 +142,34 @@ interface ServiceRow {
   tx_count: number
   total_revenue: string
   payment_requirements: string | null
+  next_probe_at: string | null
   owner_id: string | null
   created_at: string
   updated_at: string
+}
+
+interface ProbeRow {
+  checked_at: string
+  http_status: number | null
+  x402_version: number | null
+  latency_ms: number | null
+  answered_402: number
+  matched: number
+  reason: string
+  accepts: string | null
+}
+
+function fromProbeRow (row: ProbeRow): ProbeOutcome {
+  return {
+    checkedAt: row.checked_at,
+    httpStatus: row.http_status,
+    x402Version: row.x402_version,
+    latencyMs: row.latency_ms,
+    answered402: row.answered_402 === 1,
+    matched: row.matched === 1,
+    reason: row.reason,
+    accepts: row.accepts === null ? null : JSON.parse(row.accepts) as PaymentRequirement[]
+  }
 }
 
 interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
@@ -178,6 +228,8 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #updateOne: (record: ServiceRecord) => boolean
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
+  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
+  readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
   readonly #statements = new Map<string, Database.Statement>()
 
@@ -191,6 +243,7 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#db.pragma('foreign_keys = ON')
       this.#db.exec(SCHEMA)
       this.#addMissingColumns()
+      this.#db.exec(LATE_INDEXES)
       // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
       this.#db.pragma('optimize = 0x10002')
     } catch (err) {
@@ -224,6 +277,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#deleteOne = this.#db.transaction((id: string): boolean => {
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(id)
       if (this.#statement('DELETE FROM services WHERE id = ?').run(id).changes === 0) return false
+      this.#statement('DELETE FROM probes WHERE service_id = ?').run(id)
       this.#statement(`INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ${NEXT_SEQ})`).run(id)
       return true
     })
@@ -236,6 +290,38 @@ export class SqliteCatalogStore implements CatalogStore {
         .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
       return true
     })
+    this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
+      this.#recordProbeNow(serviceId, outcome, decide, nextProbeAt))
+    this.#acquireLease = this.#db.transaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
+      const current = this.#statement('SELECT holder, expires_at FROM leases WHERE name = ?').get(name) as { holder: string, expires_at: number } | undefined
+      if (current !== undefined && current.holder !== holder && current.expires_at > now) return false
+      this.#statement('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs)
+      return true
+    })
+  }
+
+  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): ServiceRecord | null {
+    const row = this.#statement('SELECT * FROM services WHERE id = ?').get(serviceId) as ServiceRow | undefined
+    if (row === undefined) return null
+    this.#statement(`INSERT INTO probes (service_id, checked_at, http_status, x402_version, latency_ms, answered_402, matched, reason, accepts)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(serviceId, outcome.checkedAt, outcome.httpStatus, outcome.x402Version, outcome.latencyMs,
+      outcome.answered402 ? 1 : 0, outcome.matched ? 1 : 0, outcome.reason, outcome.accepts === null ? null : JSON.stringify(outcome.accepts))
+    // Bounded per service: everything older than the newest PROBE_HISTORY_LIMIT goes.
+    const oldestKept = this.#statement('SELECT id FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?')
+      .get(serviceId, PROBE_HISTORY_LIMIT - 1) as { id: number } | undefined
+    if (oldestKept !== undefined) this.#statement('DELETE FROM probes WHERE service_id = ? AND id < ?').run(serviceId, oldestKept.id)
+    const history = (this.#statement('SELECT checked_at, answered_402, matched FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT ?')
+      .all(serviceId, PROBE_HISTORY_LIMIT) as Array<Pick<ProbeRow, 'checked_at' | 'answered_402' | 'matched'>>)
+      .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
+    const before = fromRow(row)
+    const update = decide(before, history)
+    const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
+    // Search and export read status, trust score and requirements: only their change is a change-feed event.
+    const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row.payment_requirements
+    this.#statement(`UPDATE services SET ${visible ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
+      last_checked = ?, payment_requirements = ?, next_probe_at = ? WHERE id = ?`)
+      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, serviceId)
+    return { ...before, ...update }
   }
 
   #statement (sql: string): Database.Statement {
@@ -420,6 +506,49 @@ export class SqliteCatalogStore implements CatalogStore {
   async findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null> {
     const row = this.#statement('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as ApiKeyRow | undefined
     return row === undefined ? null : fromKeyRow(row)
+  }
+
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+    return this.#recordProbe(serviceId, outcome, decide, nextProbeAt)
+  }
+
+  async listProbes (serviceId: string, page: Page): Promise<ProbePage> {
+    const total = (this.#statement('SELECT COUNT(*) AS n FROM probes WHERE service_id = ?').get(serviceId) as { n: number }).n
+    const rows = this.#statement('SELECT * FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
+      .all(serviceId, page.limit, page.offset) as ProbeRow[]
+    return { items: rows.map(fromProbeRow), total }
+  }
+
+  async lastProbe (serviceId: string): Promise<ProbeOutcome | null> {
+    const row = this.#statement('SELECT * FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT 1').get(serviceId) as ProbeRow | undefined
+    return row === undefined ? null : fromProbeRow(row)
+  }
+
+  async dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]> {
+    // NULL (never probed, or asked for) sorts first in SQLite's ascending order.
+    const rows = this.#statement(`SELECT id, endpoint, method, network, payment_address, price_atomic FROM services
+      WHERE (next_probe_at IS NULL OR next_probe_at <= ?) ${includeSeeded ? '' : 'AND owner_id IS NOT NULL'}
+      ORDER BY next_probe_at, id LIMIT ?`).all(now, limit) as Array<Pick<ServiceRow, 'id' | 'endpoint' | 'method' | 'network' | 'payment_address' | 'price_atomic'>>
+    return rows.map((row) => ({
+      id: row.id,
+      endpoint: row.endpoint,
+      method: row.method as HttpMethod,
+      network: row.network,
+      paymentAddress: row.payment_address,
+      priceAtomic: row.price_atomic
+    }))
+  }
+
+  async markProbeDue (serviceId: string): Promise<boolean> {
+    return this.#statement('UPDATE services SET next_probe_at = NULL WHERE id = ?').run(serviceId).changes === 1
+  }
+
+  async acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    return this.#acquireLease(name, holder, ttlMs, now)
+  }
+
+  async releaseLease (name: string, holder: string): Promise<void> {
+    this.#statement('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder)
   }
 
   async ping (): Promise<void> {

@@ -1,0 +1,86 @@
+/**
+ * Status lifecycle driven by probes (rules in docs/decisions.md, "Probe lifecycle"):
+ *   - a matching probe makes a service `verified`;
+ *   - a valid 402 that does not match makes it `unverified` (the reason says why);
+ *   - a probe without a valid 402 answer (refused, timeout, 200, garbage) is a failure:
+ *     the status stays until FAILURES_FOR_INACTIVE consecutive failures spanning at least
+ *     the failure period, then `inactive`;
+ *   - the next valid 402 brings it back (`verified` or `unverified` by the match).
+ * uptimeScore = percentage of probes with a valid 402 answer among the probes of the
+ * last UPTIME_WINDOW_MS (at most PROBE_HISTORY_LIMIT of them).
+ */
+import type { PaymentRequirement, ProbeOutcome } from './probe.js'
+import type { ServiceRecord } from './service.js'
+import { computeTrustScore, type ServiceStatus } from './trust.js'
+
+export const FAILURES_FOR_INACTIVE = 3
+export const UPTIME_WINDOW_MS = 7 * 24 * 3600 * 1000
+/** Probes kept per service (older ones are pruned); also bounds the uptime window. */
+export const PROBE_HISTORY_LIMIT = 200
+/** Longest failure period asked for: three failures over 30 minutes is a real outage at any interval. */
+export const MAX_FAILURE_PERIOD_MS = 30 * 60 * 1000
+
+/** The part of a service the lifecycle changes. */
+export interface MonitoringUpdate {
+  status: ServiceStatus
+  uptimeScore: number | null
+  lastChecked: string
+  trustScore: number
+  paymentRequirements: PaymentRequirement[] | null
+}
+
+export interface LifecyclePolicy {
+  /** How long the consecutive failures must span before `inactive` (ms). */
+  failurePeriodMs: number
+}
+
+/** The failure period for a probe interval: two intervals (three probes), capped at MAX_FAILURE_PERIOD_MS; 0 when probing is on demand only. */
+export function failurePeriodFor (intervalMs: number): number {
+  return Math.min(2 * Math.max(0, intervalMs), MAX_FAILURE_PERIOD_MS)
+}
+
+/** What the lifecycle needs of past probes. */
+export type ProbeSummary = Pick<ProbeOutcome, 'checkedAt' | 'answered402' | 'matched'>
+
+/** Percentage (two decimals) of probes in the window that got a valid 402; null without any. */
+export function uptimeOf (history: readonly ProbeSummary[], now: number): number | null {
+  const recent = history.slice(0, PROBE_HISTORY_LIMIT).filter((probe) => now - Date.parse(probe.checkedAt) <= UPTIME_WINDOW_MS)
+  if (recent.length === 0) return null
+  const answered = recent.filter((probe) => probe.answered402).length
+  return Math.round((answered / recent.length) * 10_000) / 100
+}
+
+/**
+ * The service's monitoring state after the probe `latest`. `history` holds its recent
+ * probes, newest first, `latest` included.
+ */
+export function applyProbe (
+  service: Pick<ServiceRecord, 'status' | 'txCount' | 'paymentRequirements'>,
+  latest: ProbeOutcome,
+  history: readonly ProbeSummary[],
+  policy: LifecyclePolicy
+): MonitoringUpdate {
+  let status = service.status
+  let paymentRequirements = service.paymentRequirements
+  if (latest.matched) {
+    status = 'verified'
+    paymentRequirements = latest.accepts
+  } else if (latest.answered402) {
+    status = 'unverified'
+  } else {
+    const failures = history.slice(0, FAILURES_FOR_INACTIVE)
+    const oldest = failures[failures.length - 1] as ProbeSummary
+    if (failures.length === FAILURES_FOR_INACTIVE && failures.every((probe) => !probe.answered402) &&
+      Date.parse(latest.checkedAt) - Date.parse(oldest.checkedAt) >= policy.failurePeriodMs) {
+      status = 'inactive'
+    }
+  }
+  const uptimeScore = uptimeOf(history, Date.parse(latest.checkedAt))
+  return {
+    status,
+    uptimeScore,
+    lastChecked: latest.checkedAt,
+    trustScore: computeTrustScore({ status, uptimeScore, txCount: service.txCount }),
+    paymentRequirements
+  }
+}

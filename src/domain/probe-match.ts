@@ -1,0 +1,51 @@
+/**
+ * Whether an endpoint's advertised payment requirements are the ones it was registered
+ * with: one accepts entry on the registered network (CAIP-2) paying the registered
+ * address (EVM case-insensitive, Solana exact) the registered price in atomic units, in
+ * the network's USDC when the catalog knows that token. The reason names the first
+ * difference, for the provider to fix.
+ */
+import { resolveNetwork } from './networks.js'
+import type { PaymentRequirement, ProbeTarget } from './probe.js'
+
+export type MatchResult = { matched: true, reason: string, requirement: PaymentRequirement } | { matched: false, reason: string }
+
+/** 0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b → 0x6a86…550b */
+export function shortAddress (address: string): string {
+  return address.length <= 14 ? address : `${address.slice(0, 6)}…${address.slice(-4)}`
+}
+
+function sameAddress (family: 'evm' | 'svm', a: string, b: string): boolean {
+  return family === 'evm' ? a.toLowerCase() === b.toLowerCase() : a === b
+}
+
+function listOf (values: string[]): string {
+  const distinct = [...new Set(values)]
+  const shown = distinct.slice(0, 3).join(', ')
+  return distinct.length > 3 ? `${shown} and ${distinct.length - 3} more` : shown
+}
+
+export function matchRequirements (target: ProbeTarget, accepts: readonly PaymentRequirement[]): MatchResult {
+  const network = resolveNetwork(target.network)
+  const family = network?.family ?? 'evm'
+  const onNetwork = accepts.filter((entry) => entry.network === target.network)
+  if (onNetwork.length === 0) {
+    return { matched: false, reason: `network ${listOf(accepts.map((entry) => entry.network))} differs from registered ${target.network}` }
+  }
+  const toPayee = onNetwork.filter((entry) => sameAddress(family, entry.payTo, target.paymentAddress))
+  if (toPayee.length === 0) {
+    return { matched: false, reason: `payTo ${listOf(onNetwork.map((entry) => shortAddress(entry.payTo)))} differs from registered ${shortAddress(target.paymentAddress)}` }
+  }
+  const price = String(target.priceAtomic)
+  const atPrice = toPayee.filter((entry) => entry.amount === price)
+  if (atPrice.length === 0) {
+    return { matched: false, reason: `price ${listOf(toPayee.map((entry) => entry.amount))} differs from registered ${price} (atomic units)` }
+  }
+  const usdc = network?.usdc ?? null
+  const inUsdc = usdc === null ? atPrice : atPrice.filter((entry) => sameAddress(family, entry.asset, usdc))
+  const chosen = inUsdc[0]
+  if (chosen === undefined) {
+    return { matched: false, reason: `asset ${listOf(atPrice.map((entry) => shortAddress(entry.asset)))} is not USDC on ${target.network} (${shortAddress(usdc as string)})` }
+  }
+  return { matched: true, reason: 'matches the registration', requirement: chosen }
+}

@@ -1,0 +1,50 @@
+/** EndpointProber over HTTP: request like a paying client, read the 402, compare with the registration. */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../paths.js'
+import { matchRequirements } from '../domain/probe-match.js'
+import type { EndpointProber, ProbeOutcome, ProbeTarget } from '../domain/probe.js'
+import { ProbeHttpClient, type HttpClientOptions } from './http-client.js'
+import { parsePaymentAnswer } from './payment-answer.js'
+
+export type HttpProberOptions = Omit<HttpClientOptions, 'userAgent'> & { userAgent?: string }
+
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string, homepage?: string }
+
+/** Says who is calling, so a provider reading its logs can find the catalog. */
+export const PROBER_USER_AGENT = `x402-service-catalog-prober/${pkg.version} (+${pkg.homepage ?? 'x402-service-catalog'})`
+
+export class HttpEndpointProber implements EndpointProber {
+  readonly #client: ProbeHttpClient
+
+  constructor (options: HttpProberOptions) {
+    this.#client = new ProbeHttpClient({ userAgent: PROBER_USER_AGENT, ...options })
+  }
+
+  async probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome> {
+    const checkedAt = new Date().toISOString()
+    const answer = await this.#client.request(target.endpoint, target.method, signal)
+    const failed = (httpStatus: number | null, latencyMs: number | null, reason: string): ProbeOutcome =>
+      ({ checkedAt, httpStatus, x402Version: null, latencyMs, answered402: false, matched: false, reason, accepts: null })
+    if (!answer.ok) return failed(null, answer.latencyMs, answer.reason)
+    if (answer.status !== 402) return failed(answer.status, answer.latencyMs, `answered ${answer.status}, not 402`)
+    const header = answer.headers['payment-required']
+    const payment = parsePaymentAnswer(Array.isArray(header) ? header[0] : header, answer.body)
+    if (!payment.ok) return failed(402, answer.latencyMs, payment.reason)
+    const match = matchRequirements(target, payment.accepts)
+    return {
+      checkedAt,
+      httpStatus: 402,
+      x402Version: payment.x402Version,
+      latencyMs: answer.latencyMs,
+      answered402: true,
+      matched: match.matched,
+      reason: match.reason,
+      accepts: payment.accepts
+    }
+  }
+
+  async close (): Promise<void> {
+    await this.#client.close()
+  }
+}

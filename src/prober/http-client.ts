@@ -1,0 +1,186 @@
+/**
+ * The prober's HTTP client (undici 7): every connection is checked by the address
+ * guard at connect time (a lookup hook for names, a check of literal hosts), so a name
+ * that re-resolves to a private address between checks (DNS rebinding) still fails.
+ * Redirects are followed by hand, at most `maxRedirects`, each hop through the same
+ * guarded connector. Timeouts cover connect, headers and body; bodies and headers are
+ * capped in bytes.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns'
+import { Agent, buildConnector, request, type Dispatcher } from 'undici'
+import { BlockedAddressError, classifyAddress, ipLiteral } from './address-guard.js'
+
+export type LookupFunction = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void
+
+export interface HttpClientOptions {
+  /** Whole-request budget and the connect, headers and body timeouts. */
+  timeoutMs: number
+  /** Lets private, loopback and other non-public addresses through (tests, private deployments). */
+  allowPrivate: boolean
+  userAgent: string
+  maxRedirects?: number
+  /** Largest response head accepted; PAYMENT-REQUIRED headers can be large. */
+  maxHeaderBytes?: number
+  /** Largest body read (v1 answers carry their requirements in the body). */
+  maxBodyBytes?: number
+  /** DNS resolution (all addresses); tests inject one to simulate rebinding. */
+  lookup?: LookupFunction
+}
+
+export type HttpAnswer =
+  | { ok: true, status: number, headers: Record<string, string | string[] | undefined>, body: string | null, url: string, latencyMs: number }
+  | { ok: false, reason: string, latencyMs: number | null }
+
+export const DEFAULT_MAX_REDIRECTS = 3
+export const DEFAULT_MAX_HEADER_BYTES = 256 * 1024
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+function defaultLookup (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void {
+  dnsLookup(hostname, options, callback)
+}
+
+/** A net.connect `lookup` that resolves every address and refuses the lot if any is not allowed. */
+export function guardedLookup (resolveAll: LookupFunction) {
+  return function lookup (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (...args: unknown[]) => void): void {
+    resolveAll(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err !== null) { callback(err); return }
+      for (const { address } of addresses) {
+        const verdict = classifyAddress(address)
+        if (!verdict.allowed) { callback(new BlockedAddressError(`${verdict.reason} (${hostname})`)); return }
+      }
+      if (addresses.length === 0) { callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })); return }
+      if (options.all === true) callback(null, addresses)
+      else callback(null, (addresses[0] as LookupAddress).address, (addresses[0] as LookupAddress).family)
+    })
+  }
+}
+
+function kib (bytes: number): string {
+  return `${Math.round(bytes / 1024)} KiB`
+}
+
+/** Walks an error and its causes for the first one matching. */
+function findCause<T> (err: unknown, pick: (e: Error & { code?: string }) => T | undefined): T | undefined {
+  let current: unknown = err
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const picked = pick(current as Error & { code?: string })
+    if (picked !== undefined) return picked
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+export class ProbeHttpClient {
+  readonly #options: Required<Omit<HttpClientOptions, 'lookup'>>
+  readonly #agent: Agent
+
+  constructor (options: HttpClientOptions) {
+    this.#options = {
+      maxRedirects: DEFAULT_MAX_REDIRECTS,
+      maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      ...options
+    }
+    const base = buildConnector({
+      timeout: options.timeoutMs,
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.lookup ?? defaultLookup) })
+    } as buildConnector.BuildOptions)
+    const allowPrivate = options.allowPrivate
+    const connect: buildConnector.connector = (opts, callback) => {
+      // net.connect skips `lookup` for IP literals: check those here.
+      const literal = ipLiteral(opts.hostname)
+      if (!allowPrivate && literal !== null) {
+        const verdict = classifyAddress(literal)
+        if (!verdict.allowed) { callback(new BlockedAddressError(verdict.reason), null); return }
+      }
+      base(opts, callback)
+    }
+    this.#agent = new Agent({
+      connect,
+      maxHeaderSize: this.#options.maxHeaderBytes,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      // Probes of one host are an hour apart: do not hold idle sockets.
+      keepAliveTimeout: 1_000,
+      connections: 4
+    })
+  }
+
+  /** Requests `url` like a paying client (before paying), following redirects; never throws. */
+  async request (url: string, method: string, signal?: AbortSignal): Promise<HttpAnswer> {
+    const started = performance.now()
+    const elapsed = (): number => Math.round(performance.now() - started)
+    const deadline = AbortSignal.timeout(this.#options.timeoutMs)
+    const combined = signal === undefined ? deadline : AbortSignal.any([deadline, signal])
+    let current = url
+    let currentMethod = method
+    try {
+      for (let hop = 0; ; hop++) {
+        const parsed = new URL(current)
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `blocked: ${parsed.protocol.slice(0, -1)} URL (only http and https)`, latencyMs: null }
+        const response = await request(parsed, {
+          dispatcher: this.#agent,
+          method: currentMethod as Dispatcher.HttpMethod,
+          headers: { accept: 'application/json', 'user-agent': this.#options.userAgent },
+          signal: combined
+        })
+        const location = response.headers.location
+        if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {
+          await response.body.dump()
+          if (hop >= this.#options.maxRedirects) return { ok: false, reason: `more than ${this.#options.maxRedirects} redirects`, latencyMs: elapsed() }
+          current = new URL(location, parsed).href
+          // What fetch does: 303, and 301/302 after a POST, continue as GET.
+          if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && currentMethod === 'POST')) currentMethod = 'GET'
+          continue
+        }
+        const latencyMs = elapsed()
+        let body: string | null = null
+        if (response.statusCode === 402 && response.headers['payment-required'] === undefined) {
+          const read = await this.#readBody(response.body)
+          if (read === null) return { ok: false, reason: `response body too large (over ${kib(this.#options.maxBodyBytes)})`, latencyMs }
+          body = read
+        } else {
+          await response.body.dump()
+        }
+        return { ok: true, status: response.statusCode, headers: response.headers, body, url: current, latencyMs }
+      }
+    } catch (err) {
+      return { ok: false, reason: this.#describe(err, deadline), latencyMs: null }
+    }
+  }
+
+  async #readBody (body: Dispatcher.ResponseData['body']): Promise<string | null> {
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length
+      if (size > this.#options.maxBodyBytes) {
+        body.destroy()
+        return null
+      }
+      chunks.push(chunk as Buffer)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  }
+
+  #describe (err: unknown, deadline: AbortSignal): string {
+    const blocked = findCause(err, (e) => e instanceof BlockedAddressError ? e.reason : undefined)
+    if (blocked !== undefined) return blocked
+    const seconds = `${+(this.#options.timeoutMs / 1000).toFixed(1)} s`
+    const code = findCause(err, (e) => e.code)
+    if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `timeout after ${seconds}`
+    if (code === 'UND_ERR_HEADERS_OVERFLOW') return `response headers too large (over ${kib(this.#options.maxHeaderBytes)})`
+    if (code === 'ECONNREFUSED') return 'connection refused'
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found (DNS)'
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection closed before an answer'
+    if (code === 'UND_ERR_ABORTED' || (err as Error).name === 'AbortError') return 'probe cancelled'
+    const message = (err as Error).message ?? String(err)
+    return `request failed: ${code === undefined ? message : `${code} ${message}`}`.slice(0, 300)
+  }
+
+  async close (): Promise<void> {
+    await this.#agent.close()
+  }
+}

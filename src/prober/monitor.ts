@@ -1,0 +1,43 @@
+/**
+ * Probe a stored service and record the result: the one path the scheduler, the CLI and
+ * on-demand probes (app.prober.probeService) share, so the lifecycle is applied once.
+ */
+import { applyProbe, failurePeriodFor } from '../domain/lifecycle.js'
+import type { EndpointProber, ProbeOutcome, ProbeTarget } from '../domain/probe.js'
+import type { ServiceRecord } from '../domain/service.js'
+import type { CatalogStore } from '../store/catalog-store.js'
+
+/** Share of the interval a scheduled probe moves by at random, so services registered together spread out. */
+export const JITTER = 0.1
+
+/** When to probe again: `interval` after this probe, ± JITTER; null when scheduled probing is off. */
+export function nextProbeTime (checkedAtMs: number, intervalMs: number, random: () => number = Math.random): string | null {
+  if (intervalMs <= 0) return null
+  return new Date(checkedAtMs + intervalMs * (1 + JITTER * (2 * random() - 1))).toISOString()
+}
+
+export function targetOf (service: Pick<ServiceRecord, 'endpoint' | 'method' | 'network' | 'paymentAddress' | 'priceAtomic'>): ProbeTarget {
+  return { endpoint: service.endpoint, method: service.method, network: service.network, paymentAddress: service.paymentAddress, priceAtomic: service.priceAtomic }
+}
+
+export class ServiceMonitor {
+  constructor (private readonly store: CatalogStore, private readonly prober: EndpointProber, private readonly intervalMs: number) {}
+
+  /** Probes `target` (the stored service `id`) and records it; null when the service is gone by then. */
+  async probeAndRecord (id: string, target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome | null> {
+    const outcome = await this.prober.probe(target, signal)
+    // A probe cut short by shutdown says nothing about the endpoint.
+    if (signal?.aborted === true) return null
+    const policy = { failurePeriodMs: failurePeriodFor(this.intervalMs) }
+    const next = nextProbeTime(Date.parse(outcome.checkedAt), this.intervalMs)
+    const stored = await this.store.recordProbe(id, outcome, (service, history) => applyProbe(service, outcome, history, policy), next)
+    return stored === null ? null : outcome
+  }
+
+  /** Probes a stored service now; null when no service has that id. */
+  async probeService (id: string): Promise<ProbeOutcome | null> {
+    const service = await this.store.getService(id)
+    if (service === null) return null
+    return await this.probeAndRecord(id, targetOf(service))
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Real x402 resource servers on 127.0.0.1 for tests: v2 with the official @x402/express
+ * middleware (an in-process facilitator answers /supported, so the middleware answers 402
+ * instead of 500), v1 with `x402-express` from the optional set in test/x402-v1 (skipped
+ * loudly when that set is not installed), and plain HTTP servers for broken answers.
+ */
+import { once } from 'node:events'
+import { existsSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import express from 'express'
+import { paymentMiddleware, x402ResourceServer } from '@x402/express'
+import type { FacilitatorClient } from '@x402/core/server'
+import type { Network } from '@x402/core/types'
+import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { ExactSvmScheme } from '@x402/svm/exact/server'
+import { PROJECT_ROOT } from '../../src/paths.js'
+import { resolveNetwork } from '../../src/domain/networks.js'
+
+export interface RunningServer {
+  /** Origin, e.g. http://127.0.0.1:40123 */
+  origin: string
+  port: number
+  close: () => Promise<void>
+}
+
+export interface X402Server extends RunningServer {
+  /** Full URL of the paid route. */
+  url: string
+}
+
+export interface X402ServerOptions {
+  /** x402 protocol version of the middleware; default 2. */
+  version?: 1 | 2
+  payTo: string
+  /** Money string as the middleware takes it ('$0.001'); default '$0.001' (1000 atomic USDC). */
+  price?: string
+  /** CAIP-2 id or v1 name; default eip155:8453 (base). */
+  network?: string
+  /** Method of the paid route; other methods on it answer 404. Default GET. */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** Path of the paid route; default /paid. */
+  path?: string
+  /** Listen on this port (restart a server that went down at the same URL); default any. */
+  port?: number
+}
+
+async function listen (server: Server, port = 0): Promise<RunningServer> {
+  server.listen(port, '127.0.0.1')
+  await once(server, 'listening')
+  const actual = (server.address() as AddressInfo).port
+  return {
+    origin: `http://127.0.0.1:${actual}`,
+    port: actual,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
+
+/** A facilitator that supports exact payments on `network` and never verifies one (tests never pay). */
+function localFacilitator (network: Network): FacilitatorClient {
+  return {
+    getSupported: async () => ({ kinds: [{ x402Version: 2, scheme: 'exact', network }], extensions: [], signers: {} }),
+    verify: async () => ({ isValid: false, invalidReason: 'test facilitator: payments are not accepted' }),
+    settle: async () => ({ success: false, errorReason: 'test facilitator: payments are not settled', transaction: '', network })
+  }
+}
+
+const V1_DIR = join(PROJECT_ROOT, 'test', 'x402-v1')
+
+/** Whether the optional v1 server set (`npm ci --prefix test/x402-v1`) is installed. */
+export function x402V1Available (): boolean {
+  return existsSync(join(V1_DIR, 'node_modules', 'x402-express', 'package.json'))
+}
+
+export const X402_V1_SKIP = 'x402 v1 tests SKIPPED: run `npm ci --prefix test/x402-v1` to install x402-express (~540 packages)'
+
+export async function startX402Server (options: X402ServerOptions): Promise<X402Server> {
+  const method = options.method ?? 'GET'
+  const path = options.path ?? '/paid'
+  const price = options.price ?? '$0.001'
+  const network = resolveNetwork(options.network ?? 'eip155:8453')
+  if (network === undefined) throw new Error(`unknown network ${options.network}`)
+  const app = express()
+  if ((options.version ?? 2) === 2) {
+    const id = network.id as Network
+    const resourceServer = new x402ResourceServer(localFacilitator(id))
+      .register(id, network.family === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme())
+    app.use(paymentMiddleware({
+      [`${method} ${path}`]: { accepts: { scheme: 'exact', price, network: id, payTo: options.payTo }, description: 'test paid route' }
+    }, resourceServer))
+  } else {
+    if (!x402V1Available()) throw new Error(X402_V1_SKIP)
+    if (network.v1Name === null) throw new Error(`${network.id} has no x402 v1 name`)
+    const v1 = createRequire(join(V1_DIR, 'package.json'))('x402-express') as {
+      paymentMiddleware: (payTo: string, routes: Record<string, unknown>) => express.RequestHandler
+    }
+    app.use(v1.paymentMiddleware(options.payTo, { [`${method} ${path}`]: { price, network: network.v1Name } }))
+  }
+  app[method.toLowerCase() as 'get'](path, (_req, res) => { res.json({ paid: true }) })
+  const running = await listen(createServer(app), options.port)
+  return { ...running, url: running.origin + path }
+}
+
+/** A plain HTTP server for answers no middleware gives (200, garbage, huge headers, redirects, silence). */
+export async function startHttpServer (
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  options: { port?: number, maxHeaderSize?: number } = {}
+): Promise<RunningServer> {
+  return await listen(createServer({ maxHeaderSize: options.maxHeaderSize }, handler), options.port)
+}
