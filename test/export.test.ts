@@ -75,8 +75,8 @@ test('a Bazaar item: the probe\'s accepts win, names follow the Bazaar rules, me
 
 test('export filters are validated like the list endpoint\'s', async (t) => {
   t.same(toCatalogFilter({ network: 'base', category: 'weather', status: 'verified' }), { category: 'weather', chain: 'eip155:8453', status: 'verified' })
-  t.throws(() => toCatalogFilter({ network: 'basee' }), { field: 'network' })
-  t.throws(() => toCatalogFilter({ category: 'nope' }), { field: 'category' })
+  t.throws(() => toCatalogFilter({ network: 'basee' }), { name: 'ValidationError', field: 'network' })
+  t.throws(() => toCatalogFilter({ category: 'nope' }), { name: 'ValidationError', field: 'category' })
   t.equal(toCatalogFilter({ type: 'mcp' }), null, 'the catalog lists http resources only')
   t.equal(toCatalogFilter({ scheme: 'upto' }), null)
   t.same(toCatalogFilter({ type: 'http', scheme: 'exact' }), {})
@@ -125,8 +125,8 @@ test('export filters, ETag and If-None-Match', async (t) => {
     t.equal(item.metadata.status, 'verified')
     t.ok((item.metadata.supportedChains as string[]).includes('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'))
   }
-  for (const [query, field] of [['?category=nope', 'category'], ['?network=nowhere', 'network'], ['?status=gone', 'status'], ['?sortBy=name', 'sortBy']]) {
-    const bad = await app.inject(`/api/export${query as string}`)
+  for (const [query, field] of <Array<[string, string]>>[['?category=nope', 'category'], ['?network=nowhere', 'network'], ['?status=gone', 'status'], ['?sortBy=name', 'sortBy']]) {
+    const bad = await app.inject(`/api/export${query}`)
     t.equal(bad.statusCode, 400, query)
     t.equal(bad.json().field, field)
   }

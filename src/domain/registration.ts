@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
 import { isCategoryId } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
-import { CURRENCIES, parseDecimal } from './money.js'
+import { CURRENCIES, formatAtomic, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
@@ -135,4 +135,67 @@ export function buildServiceRecord (
     createdAt,
     updatedAt: identity.now
   }
+}
+
+const RegistrationProperties = RegistrationBodySchema.properties
+
+/**
+ * PATCH /api/services/:id: what an owner may change. The name and the endpoint stay (a new
+ * endpoint is a new registration: delete and register, so ownership is decided again).
+ * `pricing` and `x402Config` merge field by field; `supportedChains` replaces the extra chains.
+ */
+export const ServicePatchSchema = Type.Object({
+  description: Type.Optional(RegistrationProperties.description),
+  method: Type.Optional(RegistrationProperties.method),
+  category: Type.Optional(RegistrationProperties.category),
+  pricing: Type.Optional(Type.Partial(RegistrationProperties.pricing, { additionalProperties: false, minProperties: 1 })),
+  x402Config: Type.Optional(Type.Partial(RegistrationProperties.x402Config, { additionalProperties: false, minProperties: 1 })),
+  supportedChains: RegistrationProperties.supportedChains
+}, { additionalProperties: false, minProperties: 1 })
+export type ServicePatch = Static<typeof ServicePatchSchema>
+
+/** The registration body a stored record corresponds to (its extra chains, its price as a decimal string). */
+export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
+  return {
+    name: record.name,
+    description: record.description,
+    endpoint: record.endpoint,
+    method: record.method,
+    category: record.category,
+    pricing: { currency: record.currency, pricePerRequest: formatAtomic(record.priceAtomic, CURRENCIES[record.currency]?.decimals ?? 6), freeQuota: record.freeQuota },
+    x402Config: { paymentAddress: record.paymentAddress, network: record.network },
+    supportedChains: record.supportedChains.slice(1)
+  }
+}
+
+/**
+ * Applies an owner's change with the registration's own rules (buildServiceRecord), keeping
+ * identity, creation time and monitoring figures. When something the probe checks changed
+ * (method, network, chains, payment address, price), `reprobe` is true, and a verified service
+ * is unverified again and forgets its probed requirements until a probe matches the new terms.
+ */
+export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, now: string): { record: ServiceRecord, reprobe: boolean } {
+  const current = registrationBodyOf(record)
+  const body: RegistrationBody = {
+    ...current,
+    description: patch.description ?? current.description,
+    method: patch.method ?? current.method,
+    category: patch.category ?? current.category,
+    pricing: { ...current.pricing, ...patch.pricing },
+    x402Config: { ...current.x402Config, ...patch.x402Config },
+    supportedChains: patch.supportedChains ?? current.supportedChains
+  }
+  const monitoring: MonitoringState = {
+    status: record.status,
+    uptimeScore: record.uptimeScore,
+    lastChecked: record.lastChecked,
+    txCount: record.txCount,
+    totalRevenue: record.totalRevenue
+  }
+  const next = buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt)
+  const reprobe = next.method !== record.method || next.network !== record.network || next.priceAtomic !== record.priceAtomic ||
+    next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
+  if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }
+  const status = record.status === 'verified' ? 'unverified' : record.status
+  return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status }), paymentRequirements: null }, reprobe }
 }

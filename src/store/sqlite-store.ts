@@ -275,10 +275,13 @@ export class SqliteCatalogStore implements CatalogStore {
       return true
     })
     this.#deleteOne = this.#db.transaction((id: string): boolean => {
+      // Taken before the row goes: deleting the newest service would otherwise hand its tombstone
+      // the service's own seq, which the indexer has already passed, and search would keep it.
+      const seq = (this.#statement(`SELECT ${NEXT_SEQ} AS seq`).get() as { seq: number }).seq
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(id)
       if (this.#statement('DELETE FROM services WHERE id = ?').run(id).changes === 0) return false
       this.#statement('DELETE FROM probes WHERE service_id = ?').run(id)
-      this.#statement(`INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ${NEXT_SEQ})`).run(id)
+      this.#statement('INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ?)').run(id, seq)
       return true
     })
     this.#displaceOne = this.#db.transaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
