@@ -21,6 +21,9 @@ import servicesRoutes from './routes/services.js'
 /** Largest accepted request body; above it the API answers 413. */
 export const BODY_LIMIT = 64 * 1024
 
+/** Longest path parameter routed; Node's 16 KiB header limit bounds URLs anyway. */
+export const MAX_PARAM_LENGTH = 8192
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
 function validator (coerce: boolean): Ajv {
@@ -35,7 +38,9 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
       level: config.logLevel,
       redact: ['req.headers.authorization']
     },
-    bodyLimit: BODY_LIMIT
+    bodyLimit: BODY_LIMIT,
+    // A long id is still just an id no service has: 404, not find-my-way's 414 above 100 characters.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Query strings and params arrive as text and need coercion ("20" → 20); JSON bodies

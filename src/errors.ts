@@ -43,7 +43,7 @@ export class EndpointTakenError extends CatalogError {
   readonly field = 'endpoint'
 
   constructor (reason: string) {
-    super(`endpoint: ${reason}`, 'ENDPOINT_TAKEN', 409)
+    super(`endpoint: ${reason}`, 'DUPLICATE_ENDPOINT', 409)
   }
 }
 

@@ -31,3 +31,13 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '-1' }), { message: /CATALOG_RESPONSE_CACHE/ })
   t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: 'lots' }), { message: /CATALOG_SEARCH_CACHE/ })
 })
+
+test('probing: defaults and bounds', async (t) => {
+  t.match(loadConfig({}), { probeIntervalS: 3600, probeTimeoutMs: 8000, probeAllowPrivate: false, prober: 'embedded', probeConcurrency: 16, probePerHost: 2, probeSeeded: false })
+  t.match(loadConfig({ CATALOG_PROBE_INTERVAL_S: '0', CATALOG_PROBE_ALLOW_PRIVATE: '1', CATALOG_PROBER: 'external', CATALOG_PROBE_SEEDED: '1' }), { probeIntervalS: 0, probeAllowPrivate: true, prober: 'external', probeSeeded: true })
+  t.throws(() => loadConfig({ CATALOG_PROBE_INTERVAL_S: '-5' }), { message: /CATALOG_PROBE_INTERVAL_S must be an integer from 0 \(off\)/ })
+  t.throws(() => loadConfig({ CATALOG_PROBE_TIMEOUT_MS: '10' }), { message: /CATALOG_PROBE_TIMEOUT_MS/ })
+  t.throws(() => loadConfig({ CATALOG_PROBE_ALLOW_PRIVATE: 'yes' }), { message: /CATALOG_PROBE_ALLOW_PRIVATE must be 0 or 1/ })
+  t.throws(() => loadConfig({ CATALOG_PROBER: 'both' }), { message: /CATALOG_PROBER/ })
+  t.throws(() => loadConfig({ CATALOG_PROBE_CONCURRENCY: '0' }), { message: /CATALOG_PROBE_CONCURRENCY/ })
+})

@@ -115,7 +115,7 @@ test('a verified listing keeps its endpoint against registrations that do not ma
   for (const [what, overrides, reason] of attempts) {
     const res = await register(app, validBody({ endpoint: server.url, ...overrides }), OTHER_KEY)
     t.equal(res.statusCode, 409, what)
-    t.equal(res.json().code, 'ENDPOINT_TAKEN')
+    t.equal(res.json().code, 'DUPLICATE_ENDPOINT')
     t.equal(res.json().field, 'endpoint')
     t.match(res.json().message, new RegExp(`is listed by ${id}`))
     t.match(res.json().message, reason, what)

@@ -3,7 +3,6 @@
  * (normalised to the v2 shape, CAIP-2 networks, atomic amounts) and whether they match the
  * registration. The prober (src/prober/) produces these; ownership, status and export read them.
  */
-import { Type } from '@sinclair/typebox'
 import type { HttpMethod } from './http-method.js'
 
 /** One `accepts` entry, v2 shape; v1 answers are converted (maxAmountRequired → amount, network → CAIP-2). */
@@ -52,24 +51,3 @@ export interface EndpointProber {
   probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome>
 }
 
-/** The JSON shape of a probe outcome (POST /api/services/:id/probe answers it). */
-export const PaymentRequirementSchema = Type.Object({
-  scheme: Type.String(),
-  network: Type.String({ description: 'CAIP-2 id' }),
-  amount: Type.String({ description: 'Atomic units' }),
-  asset: Type.String(),
-  payTo: Type.String(),
-  maxTimeoutSeconds: Type.Number(),
-  extra: Type.Optional(Type.Record(Type.String(), Type.Unknown()))
-})
-
-export const ProbeOutcomeSchema = Type.Object({
-  checkedAt: Type.String({ format: 'date-time' }),
-  httpStatus: Type.Union([Type.Integer(), Type.Null()]),
-  x402Version: Type.Union([Type.Integer(), Type.Null()]),
-  latencyMs: Type.Union([Type.Number(), Type.Null()]),
-  answered402: Type.Boolean(),
-  matched: Type.Boolean({ description: 'One accepts entry has the registered network, payTo and price' }),
-  reason: Type.String({ description: 'Human reason, e.g. "payTo 0xab…cd differs from registered 0x12…34"' }),
-  accepts: Type.Union([Type.Array(PaymentRequirementSchema), Type.Null()])
-})

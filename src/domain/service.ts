@@ -5,7 +5,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CURRENCIES, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
-import type { PaymentRequirement } from './probe.js'
+import type { PaymentRequirement, ProbeOutcome } from './probe.js'
+import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
 import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
@@ -43,10 +44,11 @@ export const ServiceStatusSchema = Type.Object({
   id: Type.String(),
   trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
   status: ServiceStatusEnum,
-  uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' }),
-  lastChecked: Type.Union([IsoDate, Type.Null()]),
+  uptimeScore: Type.Number({ minimum: 0, maximum: 100, description: 'Percentage of probes over the last 7 days that got a valid x402 402 answer; 0 before any probe' }),
+  lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'Time of the last probe; null before the first' }),
   txCount: Type.Integer({ minimum: 0 }),
-  totalRevenue: DecimalString
+  totalRevenue: Type.Number({ minimum: 0, description: 'In the pricing currency; 0 before any figure exists' }),
+  lastProbe: LastProbeSchema
 }, { additionalProperties: false })
 export type ServiceStatusView = Static<typeof ServiceStatusSchema>
 
@@ -105,14 +107,15 @@ export function toService (record: ServiceRecord): Service {
   }
 }
 
-export function toServiceStatus (record: ServiceRecord): ServiceStatusView {
+export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome | null): ServiceStatusView {
   return {
     id: record.id,
     trustScore: record.trustScore,
     status: record.status,
-    uptimeScore: record.uptimeScore,
+    uptimeScore: record.uptimeScore ?? 0,
     lastChecked: record.lastChecked,
     txCount: record.txCount,
-    totalRevenue: record.totalRevenue
+    totalRevenue: Number(record.totalRevenue),
+    lastProbe: toLastProbe(lastProbe)
   }
 }

@@ -8,7 +8,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns'
 import { Agent, buildConnector, request, type Dispatcher } from 'undici'
-import { BlockedAddressError, classifyAddress, ipLiteral } from './address-guard.js'
+import { BlockedAddressError, classifyAddress, ipLiteral, type AddressVerdict } from './address-guard.js'
 
 export type LookupFunction = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void
 
@@ -25,6 +25,8 @@ export interface HttpClientOptions {
   maxBodyBytes?: number
   /** DNS resolution (all addresses); tests inject one to simulate rebinding. */
   lookup?: LookupFunction
+  /** The address policy; tests widen it to let a loopback redirector through. Default: classifyAddress. */
+  classify?: (address: string) => AddressVerdict
 }
 
 export type HttpAnswer =
@@ -42,12 +44,12 @@ function defaultLookup (hostname: string, options: LookupAllOptions, callback: (
 }
 
 /** A net.connect `lookup` that resolves every address and refuses the lot if any is not allowed. */
-export function guardedLookup (resolveAll: LookupFunction) {
+export function guardedLookup (resolveAll: LookupFunction, classify: (address: string) => AddressVerdict = classifyAddress) {
   return function lookup (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (...args: unknown[]) => void): void {
     resolveAll(hostname, { ...options, all: true }, (err, addresses) => {
       if (err !== null) { callback(err); return }
       for (const { address } of addresses) {
-        const verdict = classifyAddress(address)
+        const verdict = classify(address)
         if (!verdict.allowed) { callback(new BlockedAddressError(`${verdict.reason} (${hostname})`)); return }
       }
       if (addresses.length === 0) { callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })); return }
@@ -73,26 +75,28 @@ function findCause<T> (err: unknown, pick: (e: Error & { code?: string }) => T |
 }
 
 export class ProbeHttpClient {
-  readonly #options: Required<Omit<HttpClientOptions, 'lookup'>>
+  readonly #options: Required<Omit<HttpClientOptions, 'lookup' | 'classify'>>
   readonly #agent: Agent
 
   constructor (options: HttpClientOptions) {
+    const { lookup: _lookup, classify: _classify, ...rest } = options
     this.#options = {
       maxRedirects: DEFAULT_MAX_REDIRECTS,
       maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      ...options
+      ...rest
     }
+    const classify = options.classify ?? classifyAddress
     const base = buildConnector({
       timeout: options.timeoutMs,
-      ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.lookup ?? defaultLookup) })
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.lookup ?? defaultLookup, classify) })
     } as buildConnector.BuildOptions)
     const allowPrivate = options.allowPrivate
     const connect: buildConnector.connector = (opts, callback) => {
       // net.connect skips `lookup` for IP literals: check those here.
       const literal = ipLiteral(opts.hostname)
       if (!allowPrivate && literal !== null) {
-        const verdict = classifyAddress(literal)
+        const verdict = classify(literal)
         if (!verdict.allowed) { callback(new BlockedAddressError(verdict.reason), null); return }
       }
       base(opts, callback)

@@ -26,6 +26,8 @@ export interface SchedulerOptions {
   /** Lease lifetime; a crashed holder's lease frees after this. */
   leaseTtlMs?: number
   holder?: string
+  /** The standalone prober has nothing else keeping its process alive; in the API the server does. */
+  keepProcessAlive?: boolean
 }
 
 function hostOf (endpoint: string): string {
@@ -51,7 +53,7 @@ export class ProbeScheduler {
 
   constructor (options: SchedulerOptions) {
     this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
-    this.#options = { pollMs: 2_000, leaseTtlMs: 30_000, ...options }
+    this.#options = { pollMs: 2_000, leaseTtlMs: 30_000, keepProcessAlive: false, ...options }
   }
 
   /** Whether this scheduler holds the store's prober lease (as of its last tick). */
@@ -77,7 +79,7 @@ export class ProbeScheduler {
         if (!this.#running) return
         if (this.#again) { this.#again = false; this.wake(); return }
         this.#timer = setTimeout(() => { this.wake() }, this.#options.pollMs)
-        this.#timer.unref()
+        if (!this.#options.keepProcessAlive) this.#timer.unref()
       })
   }
 

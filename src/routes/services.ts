@@ -4,16 +4,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { decideOwnership, probeTargetOf } from '../domain/ownership.js'
-import { ProbeOutcomeSchema } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
 import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
-import { DEFAULT_SORT, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
+import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
+import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { splitQueryWords } from '../search/analysis/analyzer.js'
 import { searchServices } from '../search/service-search.js'
 
-const IdParams = Type.Object({ id: Type.String({ pattern: SERVICE_ID_PATTERN, description: 'Service id (svc_…)' }) })
+// No pattern: an id of any shape that no service has is a 404, not a 400.
+const IdParams = Type.Object({ id: Type.String({ description: `Service id (${SERVICE_ID_PATTERN})` }) })
+
+const ProbesQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: ListQueryProperties.offset }, { additionalProperties: false })
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -93,19 +96,41 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['services'],
       summary: 'One service',
       params: IdParams,
-      response: { 200: ServiceSchema, 400: ErrorSchema, 404: ErrorSchema }
+      response: { 200: ServiceSchema, 404: ErrorSchema }
     }
   }, async (request) => toService(await findService(request.params.id)))
 
+  // Not cached: probes move uptime and lastChecked without a change-feed event.
   app.get('/api/services/:id/status', {
-    config: { cache: 'store' },
     schema: {
       tags: ['services'],
-      summary: 'Trust and monitoring signals of one service',
+      summary: 'Trust and monitoring signals of one service, and why (the last probe)',
       params: IdParams,
-      response: { 200: ServiceStatusSchema, 400: ErrorSchema, 404: ErrorSchema }
+      response: { 200: ServiceStatusSchema, 404: ErrorSchema }
     }
-  }, async (request) => toServiceStatus(await findService(request.params.id)))
+  }, async (request) => {
+    const record = await findService(request.params.id)
+    return toServiceStatus(record, await app.store.lastProbe(record.id))
+  })
+
+  app.get('/api/services/:id/probes', {
+    schema: {
+      tags: ['services'],
+      summary: 'Recent probes of one service, newest first',
+      params: IdParams,
+      querystring: ProbesQuerySchema,
+      response: {
+        200: Type.Array(ProbeSchema, { description: 'A page of probes; X-Total-Count holds how many are kept' }),
+        400: ErrorSchema,
+        404: ErrorSchema
+      }
+    }
+  }, async (request, reply) => {
+    const record = await findService(request.params.id)
+    const result = await app.store.listProbes(record.id, { limit: request.query.limit ?? DEFAULT_PAGE_SIZE, offset: request.query.offset ?? 0 })
+    void reply.header('x-total-count', result.total)
+    return result.items.map(toProbeView)
+  })
 
   app.post('/api/services', {
     // Authenticate before the body is parsed or validated: strangers learn nothing about the rules.
@@ -180,14 +205,14 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Probe the endpoint now, record the probe and apply the status rules (owner\'s key)',
       security: [{ bearerAuth: [] }],
       params: IdParams,
-      response: { 200: ProbeOutcomeSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
+      response: { 200: ProbeSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
     }
   }, async (request) => {
     const { id } = request.ownedService as ServiceRecord
     const outcome = await app.prober.probeService(id)
     if (outcome === null) throw new NotFoundError(`service ${id} not found`)
     app.searchIndex.indexer.notify()
-    return outcome
+    return toProbeView(outcome)
   })
 }
 
