@@ -5,7 +5,8 @@ import type { ProbeOutcome } from '../src/domain/probe.js'
 import { buildServiceRecord } from '../src/domain/registration.js'
 import { newServiceId } from '../src/domain/ids.js'
 import type { ServiceRecord } from '../src/domain/service.js'
-import { API_KEY, build, register, validBody } from './helper.js'
+import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { API_KEY, build, register, tempDataDir, validBody } from './helper.js'
 import { startHttpServer, startX402Server } from './support/x402-servers.js'
 
 const OTHER_KEY = 'other-key-0123456789abcdef'
@@ -137,4 +138,27 @@ test('when the endpoint cannot decide, the holder stays', async (t) => {
     t.equal(res.statusCode, 409, `endpoint ${what}`)
     t.match(res.json().message, reason)
   }
+})
+
+test('the store displaces atomically and refuses a stale decision', async (t) => {
+  const store = new SqliteCatalogStore(tempDataDir(t))
+  t.teardown(async () => { await store.close() })
+  const holder = record(SQUATTER)
+  await store.insertService(holder)
+  const newcomer = { ...record(PROVIDER), endpoint: holder.endpoint }
+  const displacement = { id: holder.id, displacedBy: newcomer.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: 'test', at: newcomer.createdAt }
+
+  await store.updateService({ ...holder, description: 'changed meanwhile', updatedAt: '2026-01-05T00:00:00.000Z' })
+  t.equal(await store.displaceService(holder, newcomer, displacement), false, 'the holder changed since the decision')
+  t.equal((await store.getService(holder.id))?.description, 'changed meanwhile', 'nothing was removed')
+  t.equal(await store.getService(newcomer.id), null, 'nothing was inserted')
+  t.equal(await store.getDisplacement(holder.id), null)
+
+  const current = await store.getService(holder.id) as ServiceRecord
+  t.equal(await store.displaceService(current, newcomer, displacement), true)
+  t.equal(await store.getService(holder.id), null)
+  t.equal((await store.findServiceByEndpoint(holder.endpoint))?.id, newcomer.id)
+  t.same(await store.getDisplacement(holder.id), displacement)
+  t.equal((await store.listServices({ payTo: PROVIDER.toUpperCase().replace('0X', '0x') }, { field: 'createdAt', order: 'desc' }, { limit: 10, offset: 0 })).total, 1, 'payTo filter, EVM case-insensitive')
+  t.equal((await store.listServices({ payTo: SQUATTER }, { field: 'createdAt', order: 'desc' }, { limit: 10, offset: 0 })).total, 0)
 })
