@@ -18,7 +18,8 @@ import Fastify from 'fastify'
 import { serviceIdForEndpoint } from '../src/domain/ids.js'
 import { buildServiceRecord, normalizeEndpoint } from '../src/domain/registration.js'
 import { PROJECT_ROOT } from '../src/paths.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { openCatalogStore } from '../src/adapters.js'
+import { loadConfig } from '../src/config.js'
 import { generateServices, registrationBody } from './generate.js'
 import {
   children, countNot, fmt, freePort, HOST, load, log, machine, median, startChild, stopChild, table, waitUntil,
@@ -110,7 +111,8 @@ async function benchmark (): Promise<void> {
       return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked, txCount, totalRevenue }, createdAt)
     })
     const buildMs = performance.now() - t
-    const store = new SqliteCatalogStore(dataDir)
+    // The configured store (CATALOG_STORE; SQLite in DATA_DIR by default), as the server will open it.
+    const store = await openCatalogStore(loadConfig({ ...process.env, DATA_DIR: dataDir }))
     t = performance.now()
     await store.insertServices(records)
     const insertMs = performance.now() - t
@@ -134,7 +136,7 @@ async function benchmark (): Promise<void> {
     // A second catalog on the same store with the response cache off: every read is computed.
     const uncachedPort = await freePort()
     const uncached = startChild('uncached catalog server', [SERVER_ENTRY], {
-      DATA_DIR: dataDir, CATALOG_SEED: 'none', PORT: String(uncachedPort), HOST, LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_RESPONSE_CACHE: '0'
+      DATA_DIR: dataDir, CATALOG_SEED: 'none', PORT: String(uncachedPort), HOST, LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_RESPONSE_CACHE_MB: '0'
     })
     const uncachedUrl = `http://${HOST}:${uncachedPort}`
     await waitUntil(uncached, 'a healthy /health', async () => (await fetch(`${uncachedUrl}/health`)).ok ? true : undefined, 60_000)
@@ -251,7 +253,7 @@ async function benchmark (): Promise<void> {
       `store:   ${loadLine}`,
       `server:  ${readyLine}`,
       `reads:   ${connections} connections, ${duration} s per run, median of ${rounds} round${rounds === 1 ? '' : 's'}; ratio = catalog req/s ÷ bare req/s (target ≥ ${TARGET_RATIO})`,
-      '         cached: the default server (repeated reads come from the response cache); uncached: CATALOG_RESPONSE_CACHE=0, every read computed',
+      '         cached: the default server (repeated reads come from the response cache); uncached: CATALOG_RESPONSE_CACHE_MB=0, every read computed',
       '',
       table(
         ['scenario', 'cached req/s', 'p99 ms', 'uncached req/s', 'p99 ms', 'bare req/s', 'p99 ms', 'ratio cached', 'ratio uncached', 'non-200/errors', 'body KiB'],

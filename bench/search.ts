@@ -17,8 +17,8 @@ import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
 import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
-import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { openCatalogStore, openSearchEngine } from '../src/adapters.js'
+import { loadConfig } from '../src/config.js'
 import { generateServices, registrationBody } from './generate.js'
 import { children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, percentile, startChild, stopChild, table, waitUntil } from './support.js'
 
@@ -71,14 +71,15 @@ async function benchmark (): Promise<void> {
   // ---- catalog and index
   let started = performance.now()
   const records = seedRecords(generateServices(n, Number(args.seed)), new Date().toISOString())
-  const store = new SqliteCatalogStore(dataDir)
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir })
+  const store = await openCatalogStore(config)
   for (let i = 0; i < records.length; i += 10_000) await store.insertServices(records.slice(i, i + 10_000))
   log(`stored ${n} services in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   started = performance.now()
   const tokenizer = await loadTokenizer()
   const dictionaryMs = performance.now() - started
   // No result cache here: the in-process figures are the computed search.
-  const engine = new SqliteSearchEngine(dataDir, { cacheEntries: 0 })
+  const { engine } = await openSearchEngine(config, { cacheEntries: 0 })
   const indexer = new Indexer({ store, engine, tokenizer, logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 })
   started = performance.now()
   await indexer.reindex((done, total) => { if (done % 20_000 < 500 || done === total) log(`reindex ${done}/${total}`) })
@@ -120,7 +121,7 @@ async function benchmark (): Promise<void> {
   // A second API on the same files with both caches off: every search is computed.
   const uncachedPort = await freePort()
   const uncached = startChild('uncached catalog', [join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
-    DATA_DIR: dataDir, PORT: String(uncachedPort), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_SEARCH_CACHE: '0', CATALOG_RESPONSE_CACHE: '0'
+    DATA_DIR: dataDir, PORT: String(uncachedPort), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external', CATALOG_SEARCH_CACHE: '0', CATALOG_RESPONSE_CACHE_MB: '0'
   })
   const uncachedUrl = `http://${HOST}:${uncachedPort}`
   await waitUntil(uncached, 'a healthy /health', async () => ((await fetch(`${uncachedUrl}/health`)).ok ? true : undefined), 120_000)
@@ -185,7 +186,7 @@ async function benchmark (): Promise<void> {
   const out = [
     `machine: ${machine()}`,
     `services: ${n}, HTTP: ${connections} connections × ${duration} s × ${rounds} rounds (medians)`,
-    'cached: the default server (repeated queries answer from the search cache); uncached: CATALOG_SEARCH_CACHE=0 and CATALOG_RESPONSE_CACHE=0',
+    'cached: the default server (repeated queries answer from the search cache); uncached: CATALOG_SEARCH_CACHE=0 and CATALOG_RESPONSE_CACHE_MB=0',
     '',
     table(['in-process search (engine + analysis)', 'p50 ms', 'p99 ms'], [
       ['keyword (status=verified)', fmt.ms(local.keyword.p50), fmt.ms(local.keyword.p99)],

@@ -60,8 +60,16 @@ export interface Child { name: string, process: ChildProcess, exited: Promise<vo
 
 export const children: Child[] = []
 
+/** The adapter selection (src/config.ts), passed on so children open the same store and engine. */
+const ADAPTER_VARIABLES = ['CATALOG_STORE', 'MONGO_URL', 'CATALOG_SEARCH', 'MEILI_URL', 'MEILI_MASTER_KEY', 'MEILI_SEARCH_KEY']
+
+function adapterEnv (): Record<string, string> {
+  return Object.fromEntries(ADAPTER_VARIABLES.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])))
+}
+
 export function startChild (name: string, argv: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, argv, { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Load generators hit the API far beyond any client's fair share: no rate limits here.
+  const child = spawn(process.execPath, argv, { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH ?? '', CATALOG_RATE_LIMIT: '0', ...adapterEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const collect = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-20_000) }
   child.stdout.on('data', collect)

@@ -11,8 +11,7 @@ import { pino } from 'pino'
 import { loadConfig } from '../src/config.js'
 import { CatalogError } from '../src/errors.js'
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
-import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { openCatalogStore, openSearchEngine } from '../src/adapters.js'
 import { Indexer } from './indexer.js'
 import { progressBar } from './progress.js'
 
@@ -25,8 +24,8 @@ async function main (command: string | undefined): Promise<number> {
   }
   const config = loadConfig()
   const logger = pino({ level: config.logLevel, base: { component: 'indexer' } })
-  const store = new SqliteCatalogStore(config.dataDir)
-  const engine = new SqliteSearchEngine(config.dataDir)
+  const store = await openCatalogStore(config)
+  const { engine, name: engineName } = await openSearchEngine(config).catch(async (err: unknown) => { await store.close(); throw err })
   const close = async (): Promise<void> => { await engine.close(); await store.close() }
   // status needs no dictionary: skip the ~0.7 s kuromoji load.
   const tokenizer = command === 'status' ? undefined : await loadTokenizer()
@@ -34,6 +33,7 @@ async function main (command: string | undefined): Promise<number> {
 
   if (command === 'status') {
     const status = await indexer.status()
+    console.log(`engine:           ${engineName}`)
     console.log(`store services:   ${status.storeCount}`)
     console.log(`index documents:  ${status.indexCount}`)
     console.log(`checkpoint:       ${status.checkpoint} of ${status.latestSeq}`)
@@ -56,7 +56,7 @@ async function main (command: string | undefined): Promise<number> {
     await indexer.stop()
     await close()
   })
-  logger.info({ dataDir: config.dataDir, batchSize: config.indexerBatchSize }, 'watching the change feed')
+  logger.info({ store: config.store.kind, engine: engineName, dataDir: config.dataDir, batchSize: config.indexerBatchSize }, 'watching the change feed')
   indexer.start()
   return 0
 }

@@ -5,7 +5,9 @@ import addFormatsModule from 'ajv-formats'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import authPlugin from './plugins/auth.js'
-import errorsPlugin from './plugins/errors.js'
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
+import httpPlugin from './plugins/http.js'
+import rateLimitPlugin from './plugins/rate-limit.js'
 import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
 import proberPlugin from './plugins/prober.js'
@@ -15,6 +17,8 @@ import categoriesRoutes from './routes/categories.js'
 import discoveryRoutes from './routes/discovery.js'
 import exportRoutes from './routes/export.js'
 import healthRoutes from './routes/health.js'
+import mcpRoutes from './routes/mcp.js'
+import pageRoutes from './routes/page.js'
 import searchRoutes from './routes/search.js'
 import servicesRoutes from './routes/services.js'
 
@@ -39,6 +43,8 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
       redact: ['req.headers.authorization']
     },
     bodyLimit: BODY_LIMIT,
+    clientErrorHandler,
+    frameworkErrors,
     // A long id is still just an id no service has: 404, not find-my-way's 414 above 100 characters.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH }
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -49,18 +55,23 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   const strict = validator(false)
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema))
 
+  // First: the rate limiter attaches to every route registered after it.
+  await app.register(rateLimitPlugin, { config: config.rateLimit })
+  await app.register(httpPlugin)
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
-  if (config.responseCacheEntries > 0) await app.register(responseCachePlugin, { maxEntries: config.responseCacheEntries })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
   await app.register(proberPlugin, { config })
+  if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
   await app.register(searchRoutes)
   await app.register(exportRoutes)
   await app.register(discoveryRoutes)
+  await app.register(mcpRoutes)
+  await app.register(pageRoutes)
   return app
 }

@@ -18,10 +18,14 @@ export interface Config {
   indexer: 'embedded' | 'external'
   /** Changes per indexer batch. */
   indexerBatchSize: number
-  /** Entries in the read-response cache; 0 turns it off. */
-  responseCacheEntries: number
+  /** Byte budget of the read-response cache; 0 turns it off. */
+  responseCacheBytes: number
   /** Recent search results kept while the index is unchanged; 0 turns it off. */
   searchCacheEntries: number
+  /** Which CatalogStore adapter src/adapters.ts opens. */
+  store: StoreConfig
+  /** Which SearchEngine adapter src/adapters.ts opens. */
+  search: SearchConfig
   /** Seconds between scheduled probes of a service (±10 % jitter); 0 turns scheduled probing off. */
   probeIntervalS: number
   /** Budget of one probe: connect, headers and body together. */
@@ -35,6 +39,68 @@ export interface Config {
   probePerHost: number
   /** Also probe seeded services (no owner) on schedule; off for the demo, whose hosts are fictional. */
   probeSeeded: boolean
+  rateLimit: RateLimitConfig
+}
+
+/** Requests allowed per window; `enabled: false` (CATALOG_RATE_LIMIT=0) turns every limit off. */
+export interface RateLimitConfig {
+  enabled: boolean
+  windowMs: number
+  /** Reads per client IP. */
+  reads: number
+  /** Intent searches per client IP (kuromoji analysis: the costliest read). */
+  intentSearches: number
+  /** Writes (POST/PATCH/PUT/DELETE) per authenticated API key owner. */
+  writes: number
+}
+
+export type StoreConfig =
+  | { kind: 'sqlite' }
+  /** `url` names the database in its path (mongodb://host:27017/catalog?replicaSet=rs0). */
+  | { kind: 'mongodb', url: string }
+
+export type SearchConfig =
+  | { kind: 'sqlite' }
+  /** `apiKey` is an admin key (settings, documents, swaps); `searchKey`, when given, is used for searches only. */
+  | { kind: 'meilisearch', url: string, apiKey: string, searchKey: string | undefined, indexUid: string }
+
+/** A MongoDB connection string whose path names the database (the driver would silently use "test"). */
+const MONGO_URL = /^mongodb(\+srv)?:\/\/[^/?#\s]+\/([^/?#\s]+)/
+
+/** Reads CATALOG_STORE and MONGO_URL. */
+export function loadStoreConfig (env: NodeJS.ProcessEnv): StoreConfig {
+  const kind = env.CATALOG_STORE ?? 'sqlite'
+  if (kind === 'sqlite') return { kind }
+  if (kind !== 'mongodb') throw new ConfigError(`CATALOG_STORE must be sqlite or mongodb, got "${kind}"`)
+  const url = env.MONGO_URL ?? ''
+  if (url === '') throw new ConfigError('MONGO_URL is required with CATALOG_STORE=mongodb (e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0)')
+  if (!MONGO_URL.test(url)) throw new ConfigError('MONGO_URL must be a mongodb:// or mongodb+srv:// URL naming the database, e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0')
+  return { kind, url }
+}
+
+/** Meilisearch refuses master keys shorter than this outside development mode. */
+export const MIN_MEILI_KEY_LENGTH = 16
+
+/** Reads CATALOG_SEARCH, MEILI_URL, MEILI_MASTER_KEY, MEILI_SEARCH_KEY and MEILI_INDEX. */
+export function loadSearchConfig (env: NodeJS.ProcessEnv): SearchConfig {
+  const kind = env.CATALOG_SEARCH ?? 'sqlite'
+  if (kind === 'sqlite') return { kind }
+  if (kind !== 'meilisearch') throw new ConfigError(`CATALOG_SEARCH must be sqlite or meilisearch, got "${kind}"`)
+  const url = env.MEILI_URL ?? ''
+  if (url === '') throw new ConfigError('MEILI_URL is required with CATALOG_SEARCH=meilisearch (e.g. http://127.0.0.1:7700)')
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new ConfigError(`MEILI_URL must be an http(s) URL, got "${url}"`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`MEILI_URL must be an http(s) URL, got "${url}"`)
+  const apiKey = env.MEILI_MASTER_KEY ?? ''
+  if (apiKey.length < MIN_MEILI_KEY_LENGTH) throw new ConfigError(`MEILI_MASTER_KEY is required with CATALOG_SEARCH=meilisearch (the master or an admin key, at least ${MIN_MEILI_KEY_LENGTH} characters)`)
+  const searchKey = env.MEILI_SEARCH_KEY === undefined || env.MEILI_SEARCH_KEY === '' ? undefined : env.MEILI_SEARCH_KEY
+  const indexUid = env.MEILI_INDEX ?? 'services'
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(indexUid)) throw new ConfigError(`MEILI_INDEX must be 1–200 letters, digits, - or _, got "${indexUid}"`)
+  return { kind, url, apiKey, searchKey, indexUid }
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, hint = ''): number {
@@ -77,14 +143,29 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const indexerBatchSize = Number(batchText)
   if (!/^\d+$/.test(batchText) || indexerBatchSize < 1 || indexerBatchSize > 10_000) throw new ConfigError(`INDEXER_BATCH_SIZE must be an integer from 1 to 10000, got "${batchText}"`)
 
-  const cacheText = env.CATALOG_RESPONSE_CACHE ?? '2000'
-  const responseCacheEntries = Number(cacheText)
-  if (!/^\d+$/.test(cacheText) || responseCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_RESPONSE_CACHE must be an integer from 0 (off) to 1000000, got "${cacheText}"`)
+  // The entry-count variable let many large answers exhaust memory; the budget is now bytes.
+  const legacyCache = env.CATALOG_RESPONSE_CACHE
+  if (legacyCache !== undefined && legacyCache !== '0') {
+    throw new ConfigError(`CATALOG_RESPONSE_CACHE (an entry count) is replaced by CATALOG_RESPONSE_CACHE_MB (a size in megabytes, 0 = off); got CATALOG_RESPONSE_CACHE="${legacyCache}"`)
+  }
+  const cacheMbText = env.CATALOG_RESPONSE_CACHE_MB ?? (legacyCache === '0' ? '0' : '32')
+  const cacheMb = Number(cacheMbText)
+  if (!/^\d+(\.\d+)?$/.test(cacheMbText) || cacheMb > 65_536) throw new ConfigError(`CATALOG_RESPONSE_CACHE_MB must be a number of megabytes from 0 (off) to 65536, got "${cacheMbText}"`)
+  const responseCacheBytes = Math.floor(cacheMb * 1024 * 1024)
 
   const searchCacheText = env.CATALOG_SEARCH_CACHE ?? '1000'
   const searchCacheEntries = Number(searchCacheText)
   if (!/^\d+$/.test(searchCacheText) || searchCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_SEARCH_CACHE must be an integer from 0 (off) to 1000000, got "${searchCacheText}"`)
 
+  const rateLimitText = env.CATALOG_RATE_LIMIT ?? '1'
+  if (rateLimitText !== '0' && rateLimitText !== '1') throw new ConfigError(`CATALOG_RATE_LIMIT must be 1 (on) or 0 (off), got "${rateLimitText}"`)
+  const rateLimit: RateLimitConfig = {
+    enabled: rateLimitText === '1',
+    windowMs: 1000 * integer(env, 'CATALOG_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    reads: integer(env, 'CATALOG_RATE_LIMIT_READS', 600, 1, 1_000_000),
+    intentSearches: integer(env, 'CATALOG_RATE_LIMIT_INTENT', 60, 1, 1_000_000),
+    writes: integer(env, 'CATALOG_RATE_LIMIT_WRITES', 60, 1, 1_000_000)
+  }
   const prober = env.CATALOG_PROBER ?? 'embedded'
   if (prober !== 'embedded' && prober !== 'external') throw new ConfigError(`CATALOG_PROBER must be embedded or external, got "${prober}"`)
 
@@ -97,8 +178,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     indexer,
     indexerBatchSize,
-    responseCacheEntries,
+    responseCacheBytes,
     searchCacheEntries,
+    store: loadStoreConfig(env),
+    search: loadSearchConfig(env),
+    rateLimit,
     probeIntervalS: integer(env, 'CATALOG_PROBE_INTERVAL_S', 3600, 0, 30 * 24 * 3600, ' (off)'),
     probeTimeoutMs: integer(env, 'CATALOG_PROBE_TIMEOUT_MS', 8000, 100, 120_000),
     probeAllowPrivate: flag(env, 'CATALOG_PROBE_ALLOW_PRIVATE'),

@@ -67,6 +67,19 @@ export class UnauthorizedError extends CatalogError {
   }
 }
 
+/** Too many requests from one client in the rate-limit window; Retry-After says when to come back. */
+export class RateLimitedError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'RATE_LIMITED', 429)
+  }
+}
+
+export class UriTooLongError extends CatalogError {
+  constructor (maxLength: number) {
+    super(`the request URL is longer than ${maxLength} characters`, 'URI_TOO_LONG', 414)
+  }
+}
+
 /** The store cannot serve requests (file unreadable, disk full, connection lost). */
 export class StoreUnavailableError extends CatalogError {
   constructor (message: string, options?: { cause?: unknown }) {
@@ -78,5 +91,12 @@ export class StoreUnavailableError extends CatalogError {
 export class ConfigError extends CatalogError {
   constructor (message: string) {
     super(message, 'CONFIG_ERROR', 500)
+  }
+}
+
+/** The search engine cannot serve requests (server unreachable, key refused, task failed). */
+export class SearchUnavailableError extends CatalogError {
+  constructor (message: string, options?: { cause?: unknown }) {
+    super(message, 'SEARCH_UNAVAILABLE', 503, options)
   }
 }

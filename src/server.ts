@@ -1,22 +1,56 @@
 /** Starts the catalog: listens, and closes gracefully on SIGTERM/SIGINT. */
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { loadConfig } from './config.js'
-import { CatalogError } from './errors.js'
+import { loadConfig, type Config } from './config.js'
+import { CatalogError, ConfigError } from './errors.js'
+
+/** DATA_DIR must be a directory this process can write (created when missing). */
+function checkDataDir (dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new ConfigError(`DATA_DIR ${dir} is not a directory (a file is in the way)`)
+    throw new ConfigError(`DATA_DIR ${dir} cannot be created: ${(err as Error).message}`)
+  }
+  if (!statSync(dir).isDirectory()) throw new ConfigError(`DATA_DIR ${dir} is not a directory`)
+  try {
+    accessSync(dir, constants.W_OK | constants.R_OK)
+  } catch {
+    throw new ConfigError(`DATA_DIR ${dir} is not readable and writable by this user`)
+  }
+}
+
+function listenError (err: unknown, config: Config): Error {
+  const code = (err as NodeJS.ErrnoException).code
+  const where = `${config.host}:${config.port}`
+  if (code === 'EADDRINUSE') return new ConfigError(`cannot listen on ${where}: the port is already in use (is another catalog running? stop it or set PORT)`)
+  if (code === 'EACCES') return new ConfigError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges; set PORT)`)
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`cannot listen on ${where}: HOST is not an address of this machine`)
+  return err as Error
+}
 
 async function main (): Promise<void> {
   const config = loadConfig()
+  checkDataDir(config.dataDir)
   const app = await buildApp(config)
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing')
     await app.close()
   })
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    await app.close()
+    throw listenError(err, config)
+  }
 }
 
 main().catch((err: unknown) => {
-  // Configuration and store problems are the operator's to fix: say what, not a stack.
+  // Configuration, store and port problems are the operator's to fix: one line saying
+  // what, not a stack. Anything else is a bug and keeps its stack.
   if (err instanceof CatalogError) console.error(`x402-catalog: ${err.message}`)
   else console.error(err)
   process.exit(1)

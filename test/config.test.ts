@@ -11,13 +11,23 @@ test('defaults', async (t) => {
   t.equal(config.logLevel, 'info')
   t.equal(config.indexer, 'embedded')
   t.equal(config.indexerBatchSize, 200)
-  t.equal(config.responseCacheEntries, 2000)
+  t.equal(config.responseCacheBytes, 32 * 1024 * 1024)
+  t.match(config.rateLimit, { enabled: true, windowMs: 60_000, reads: 600, intentSearches: 60, writes: 60 })
   t.equal(config.searchCacheEntries, 1000)
 })
 
 test('values from the environment', async (t) => {
   const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', CATALOG_API_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb,', CATALOG_SEED: 'none', LOG_LEVEL: 'warn' })
   t.match(config, { port: 8080, host: '0.0.0.0', dataDir: '/tmp/x', apiKeys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'], seed: 'none', logLevel: 'warn' })
+})
+
+test('cache and rate-limit sizes from the environment', async (t) => {
+  t.equal(loadConfig({ CATALOG_RESPONSE_CACHE_MB: '0.5' }).responseCacheBytes, 512 * 1024)
+  t.equal(loadConfig({ CATALOG_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0)
+  t.equal(loadConfig({ CATALOG_RESPONSE_CACHE: '0' }).responseCacheBytes, 0, 'the old variable still turns the cache off')
+  t.equal(loadConfig({ CATALOG_RATE_LIMIT: '0' }).rateLimit.enabled, false)
+  t.same(loadConfig({ CATALOG_RATE_LIMIT_WINDOW_S: '10', CATALOG_RATE_LIMIT_READS: '5', CATALOG_RATE_LIMIT_INTENT: '2', CATALOG_RATE_LIMIT_WRITES: '3' }).rateLimit,
+    { enabled: true, windowMs: 10_000, reads: 5, intentSearches: 2, writes: 3 })
 })
 
 test('bad values are refused with a message naming the variable', async (t) => {
@@ -28,8 +38,46 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ DATA_DIR: ' ' }), { message: /DATA_DIR/ })
   t.throws(() => loadConfig({ CATALOG_INDEXER: 'sometimes' }), { message: /CATALOG_INDEXER/ })
   t.throws(() => loadConfig({ INDEXER_BATCH_SIZE: '0' }), { message: /INDEXER_BATCH_SIZE/ })
-  t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '-1' }), { message: /CATALOG_RESPONSE_CACHE/ })
+  t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE_MB: '-1' }), { message: /CATALOG_RESPONSE_CACHE_MB/ })
+  t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE_MB: 'lots' }), { message: /CATALOG_RESPONSE_CACHE_MB/ })
+  t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '2000' }), { message: /CATALOG_RESPONSE_CACHE \(an entry count\) is replaced by CATALOG_RESPONSE_CACHE_MB/ }, 'the old entry-count variable is refused, naming its replacement')
+  t.throws(() => loadConfig({ CATALOG_RATE_LIMIT: 'yes' }), { message: /CATALOG_RATE_LIMIT must be 1 \(on\) or 0 \(off\)/ })
+  for (const name of ['CATALOG_RATE_LIMIT_WINDOW_S', 'CATALOG_RATE_LIMIT_READS', 'CATALOG_RATE_LIMIT_INTENT', 'CATALOG_RATE_LIMIT_WRITES']) {
+    t.throws(() => loadConfig({ [name]: '0' }), { message: new RegExp(`^${name} must be an integer from 1`) })
+    t.throws(() => loadConfig({ [name]: '1.5' }), { message: new RegExp(name) })
+  }
   t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: 'lots' }), { message: /CATALOG_SEARCH_CACHE/ })
+})
+
+test('adapters: SQLite by default; MongoDB and Meilisearch need their server named', async (t) => {
+  const defaults = loadConfig({})
+  t.same(defaults.store, { kind: 'sqlite' })
+  t.same(defaults.search, { kind: 'sqlite' })
+
+  const scaled = loadConfig({
+    CATALOG_STORE: 'mongodb',
+    MONGO_URL: 'mongodb://mongo:27017/catalog?replicaSet=rs0',
+    CATALOG_SEARCH: 'meilisearch',
+    MEILI_URL: 'http://meili:7700',
+    MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx',
+    MEILI_SEARCH_KEY: 'search-only'
+  })
+  t.same(scaled.store, { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' })
+  t.same(scaled.search, { kind: 'meilisearch', url: 'http://meili:7700', apiKey: 'a-master-key-of-32-characters-xx', searchKey: 'search-only', indexUid: 'services' })
+  t.equal(loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: 'mongodb+srv://u:p@cluster.example.net/cat' }).store.kind, 'mongodb')
+
+  t.throws(() => loadConfig({ CATALOG_STORE: 'postgres' }), { code: 'CONFIG_ERROR', message: /CATALOG_STORE must be sqlite or mongodb/ })
+  t.throws(() => loadConfig({ CATALOG_STORE: 'mongodb' }), { message: /MONGO_URL is required/ })
+  t.throws(() => loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: 'mongodb://mongo:27017' }), { message: /MONGO_URL must .* naming the database/ }, 'no database name')
+  t.throws(() => loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: 'mongodb://mongo:27017/?replicaSet=rs0' }), { message: /MONGO_URL/ })
+  t.throws(() => loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: 'http://mongo/catalog' }), { message: /MONGO_URL/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'elastic' }), { message: /CATALOG_SEARCH must be sqlite or meilisearch/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch' }), { message: /MEILI_URL is required/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'meili:7700' }), { message: /MEILI_URL must be an http\(s\) URL/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'ftp://meili' }), { message: /MEILI_URL/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700' }), { message: /MEILI_MASTER_KEY is required/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700', MEILI_MASTER_KEY: 'short' }), { message: /MEILI_MASTER_KEY/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700', MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx', MEILI_INDEX: 'a b' }), { message: /MEILI_INDEX/ })
 })
 
 test('probing: defaults and bounds', async (t) => {

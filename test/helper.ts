@@ -17,9 +17,10 @@ export function tempDataDir (t: Test): string {
   return dir
 }
 
+/** Rate limits are off (tests hammer endpoints); the limiter's own tests turn them on through `rateLimit`. */
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
-  // Probing off unless a test turns it on: demo and test endpoints point at hosts that never answer.
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_PROBE_INTERVAL_S: '0' }), ...overrides }
+  // Probing and rate limits off unless a test turns them on: demo and test endpoints point at hosts that never answer.
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */

@@ -4,9 +4,12 @@
  * MRR and the misses. Only aggregates are asserted; per-case detail is
  * reported as comments.
  */
-import { test } from 'tap'
+import { randomBytes } from 'node:crypto'
+import { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import type { Config } from '../src/config.js'
 import { readSeedFile } from '../src/domain/seed.js'
+import { MeilisearchEngine } from '../src/search/meilisearch/meili-engine.js'
 import { build } from './helper.js'
 import { RELEVANCE_KINDS, relevanceCases as cases, type RelevanceCase } from './relevance-cases.js'
 
@@ -127,8 +130,9 @@ test('relevance cases are well-formed and name services of the demo catalog', as
   t.same([...endpoints].sort(), ['catalog', 'intent', 'list'], 'every endpoint is exercised')
 })
 
-test('search relevance on the demo catalog: hit@3 and MRR', async (t) => {
-  const app = await build(t)
+/** Runs every case against the app built with `overrides` (the engine under test) and reports. */
+async function measure (t: Test, overrides: Partial<Config> = {}): Promise<void> {
+  const app = await build(t, overrides)
   const searchReady = (app as unknown as { searchReady?: () => Promise<unknown> }).searchReady
   if (typeof searchReady === 'function') await searchReady.call(app)
 
@@ -165,4 +169,21 @@ test('search relevance on the demo catalog: hit@3 and MRR', async (t) => {
 
   t.same(badResponses, [], 'every response is 200 with the documented shape')
   t.ok(hitAt3 >= MIN_HIT_AT_3, `hit@${TOP} ${pct(hitAt3)} is at least ${pct(MIN_HIT_AT_3)}`)
+}
+
+test('search relevance on the demo catalog: hit@3 and MRR', async (t) => {
+  await measure(t)
+})
+
+// The same cases and thresholds against Meilisearch, in an index of its own, when MEILI_URL is set.
+test('search relevance on Meilisearch', async (t) => {
+  const url = process.env.MEILI_URL
+  const apiKey = process.env.MEILI_MASTER_KEY
+  if (url === undefined || url === '' || apiKey === undefined || apiKey === '') {
+    t.pass('Meilisearch relevance', { skip: 'NOT RUN: set MEILI_URL and MEILI_MASTER_KEY to measure relevance on Meilisearch' })
+    return
+  }
+  const indexUid = `relevance_${randomBytes(6).toString('hex')}`
+  t.teardown(async () => { await (await MeilisearchEngine.open({ url, apiKey, indexUid })).drop() })
+  await measure(t, { search: { kind: 'meilisearch', url, apiKey, searchKey: undefined, indexUid } })
 })

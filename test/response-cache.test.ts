@@ -52,15 +52,62 @@ test('search answers are cached until the store or the index changes', async (t)
   t.equal(list.json().length, 1)
 })
 
-test('CATALOG_RESPONSE_CACHE=0 turns the cache off', async (t) => {
-  const app = await build(t, { responseCacheEntries: 0 })
+test('CATALOG_RESPONSE_CACHE_MB=0 turns the cache off', async (t) => {
+  const app = await build(t, { responseCacheBytes: 0 })
   await app.inject('/api/categories')
   t.equal((await app.inject('/api/categories')).headers['x-cache'], undefined)
 })
 
-test('the cache holds at most its configured number of entries', async (t) => {
-  const app = await build(t, { responseCacheEntries: 2 })
-  for (const path of ['/api/categories', '/api/services?limit=1', '/api/services?limit=2']) await app.inject(path)
-  t.equal((await app.inject('/api/services?limit=2')).headers['x-cache'], 'hit', 'recent entries stay')
-  t.equal((await app.inject('/api/categories')).headers['x-cache'], undefined, 'the least recently used entry was dropped')
+test('spellings of the same query share one entry', async (t) => {
+  const app = await build(t)
+  const urls = [
+    '/api/services?category=weather',
+    '/api/services?category=weather&offset=0',
+    '/api/services?category=weather&offset=00',
+    '/api/services?category=weather&offset=000',
+    '/api/services?offset=0&category=weather&limit=20',
+    '/api/services?limit=020&category=weather',
+    '/api/services?category=weather&limit=20&offset=0000000'
+  ]
+  const first = await app.inject(urls[0] as string)
+  t.equal(first.statusCode, 200)
+  for (const url of urls.slice(1)) {
+    const res = await app.inject(url)
+    t.equal(res.headers['x-cache'], 'hit', `${url} is answered by the entry of the first spelling`)
+    t.equal(res.body, first.body)
+  }
+  t.equal(app.responseCache.stats().entries, 1, 'one entry for seven URLs')
+  // Different answers stay apart.
+  await app.inject('/api/services?category=weather&offset=1')
+  t.equal(app.responseCache.stats().entries, 2)
+})
+
+test('the cache stays within its byte budget, evicting the least recently used', async (t) => {
+  const maxBytes = 64 * 1024
+  const app = await build(t, { responseCacheBytes: maxBytes })
+  const one = await app.inject('/api/services?limit=1')
+  t.equal(one.statusCode, 200)
+  // Distinct queries whose answers together are many times the budget.
+  let answered = 0
+  for (let offset = 0; offset < 60; offset++) {
+    const res = await app.inject(`/api/services?limit=10&offset=${offset}`)
+    answered += res.body.length
+    const stats = app.responseCache.stats()
+    t.ok(stats.bytes <= maxBytes, `after ${offset + 1} queries: ${stats.bytes} bytes <= ${maxBytes}`)
+  }
+  t.ok(answered > 4 * maxBytes, `the answers (${answered} bytes) far exceed the budget`)
+  const stats = app.responseCache.stats()
+  t.ok(stats.entries > 1 && stats.entries < 60, `some entries kept (${stats.entries}), not all`)
+  t.ok(stats.bytes > maxBytes / 2, 'the budget is used, not left empty')
+  t.equal((await app.inject('/api/services?limit=10&offset=59')).headers['x-cache'], 'hit', 'the most recent entry stays')
+  t.equal((await app.inject('/api/services?limit=1')).headers['x-cache'], undefined, 'the least recently used entry was evicted')
+})
+
+test('an answer larger than the whole budget is served but not cached', async (t) => {
+  const app = await build(t, { responseCacheBytes: 2048 })
+  const res = await app.inject('/api/services?limit=50')
+  t.equal(res.statusCode, 200)
+  t.ok(res.body.length > 2048)
+  t.equal(app.responseCache.stats().entries, 0)
+  t.equal((await app.inject('/api/services?limit=50')).headers['x-cache'], undefined)
 })

@@ -15,7 +15,8 @@ export interface RunningServer {
 
 export async function startServer (env: Record<string, string>): Promise<RunningServer> {
   const child = spawn(process.execPath, [SERVER_ENTRY], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    // Rate limits off unless a test sets CATALOG_RATE_LIMIT itself.
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', CATALOG_RATE_LIMIT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

@@ -7,14 +7,34 @@
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
 import { generateApiKey, hashApiKey } from '../domain/api-keys.js'
-import { SqliteCatalogStore } from '../store/sqlite-store.js'
+import { openCatalogStore } from '../adapters.js'
 
-const USAGE = 'usage: npm run keys -- create --name <owner> | list | revoke <key id>'
+const USAGE = 'usage: npm run keys -- create --name <owner> | list | revoke <key id> | help'
+
+const HELP = `${USAGE}
+
+  create --name <owner>   create a key for <owner>; the key is printed once, only its hash is stored
+  list                    key ids, owners, creation and revocation times (never the keys)
+  revoke <key id>         the key stops working at once
+  help, --help, -h        this text
+
+Keys live in the catalog store in DATA_DIR (default ./data); the server need not be stopped.`
 
 async function main (argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' } } })
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } } })
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`)
+    return 2
+  }
+  const { positionals, values } = parsed
   const [command, ...rest] = positionals
-  const store = new SqliteCatalogStore(loadConfig().dataDir)
+  if (values.help === true || command === 'help') {
+    console.log(HELP)
+    return 0
+  }
+  const store = await openCatalogStore(loadConfig())
   try {
     if (command === 'create') {
       const name = values.name?.trim() ?? ''

@@ -8,7 +8,7 @@ import { ValidationError } from '../errors.js'
 import type { CatalogFilter } from '../store/catalog-store.js'
 import { isCategoryId } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
-import { CURRENCIES, formatAtomic } from './money.js'
+import { findCurrency, formatAtomic } from './money.js'
 import { resolveNetwork } from './networks.js'
 import type { PaymentRequirement } from './probe.js'
 import { canonicalNetwork } from './registration.js'
@@ -165,7 +165,7 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
       supportedChains: record.supportedChains,
       pricing: {
         currency: record.currency,
-        pricePerRequest: formatAtomic(record.priceAtomic, CURRENCIES[record.currency]?.decimals ?? 6),
+        pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6),
         freeQuota: record.freeQuota
       },
       acceptsSource

@@ -8,9 +8,17 @@ export interface Currency {
   decimals: number
 }
 
-/** Accepted settlement currencies. x402's stablecoin of record is USDC (6 decimals on every network). */
-export const CURRENCIES: Readonly<Record<string, Currency>> = {
+/**
+ * Accepted settlement currencies. x402's stablecoin of record is USDC (6 decimals on every network).
+ * Null prototype: a client's "toString" or "__proto__" must never find an inherited member.
+ */
+export const CURRENCIES: Readonly<Record<string, Currency>> = Object.freeze(Object.assign(Object.create(null) as Record<string, Currency>, {
   USDC: { code: 'USDC', decimals: 6 }
+}))
+
+/** The currency with this code, looked up among the table's own entries only. */
+export function findCurrency (code: string): Currency | undefined {
+  return Object.hasOwn(CURRENCIES, code) ? CURRENCIES[code] : undefined
 }
 
 /**

@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
 import { isCategoryId } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
-import { CURRENCIES, formatAtomic, parseDecimal } from './money.js'
+import { CURRENCIES, findCurrency, formatAtomic, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
@@ -59,14 +59,47 @@ export const INITIAL_MONITORING: MonitoringState = {
 
 // C0 controls other than tab and newline have no business in names or descriptions.
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/
+// Bidi embeddings, overrides and isolates reorder what a reader sees (a name can be made
+// to read as another); the implicit marks (U+200E, U+200F, U+061C) are left to RTL text.
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/
+// What renders as nothing: format characters (zero-width space/joiners, soft hyphen,
+// BOM), default-ignorables (Hangul fillers U+115F/U+1160/U+3164/U+FFA0, variation
+// selectors, CGJ), white space, and the blank Braille pattern.
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{White_Space}\u2800]/gu
 
-function checkText (field: string, value: string, multiline: boolean): string {
-  const trimmed = value.trim()
-  if (trimmed === '') throw new ValidationError(field, 'must not be blank')
+/**
+ * Text a person reads (names, descriptions): not blank once invisible characters are
+ * removed, no control characters (newlines and tabs only where multiline), no bidi
+ * overrides. Returns the value trimmed of surrounding white space.
+ */
+export function checkText (field: string, value: string, multiline: boolean): string {
+  checkWellFormed(field, value)
+  if (value.replace(INVISIBLE, '') === '') throw new ValidationError(field, 'must not be blank (it has no visible characters)')
   if (CONTROL_CHARS.test(value) || (!multiline && /[\n\t]/.test(value))) {
     throw new ValidationError(field, 'must not contain control characters')
   }
-  return trimmed
+  if (BIDI_CONTROLS.test(value)) throw new ValidationError(field, 'must not contain bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)')
+  return value.trim()
+}
+
+/**
+ * A lone UTF-16 surrogate (JSON "\ud800") cannot be stored as UTF-8: it would be echoed
+ * in the answer yet saved as U+FFFD. Refused in every text field.
+ */
+// With the u flag a paired surrogate is one code point, so only unpaired halves match.
+const LONE_SURROGATE = /\p{Cs}/u
+
+function checkWellFormed (field: string, value: string): void {
+  if (LONE_SURROGATE.test(value)) throw new ValidationError(field, 'must not contain unpaired UTF-16 surrogates (invalid Unicode)')
+}
+
+/** Checks every string in the body, naming the first bad one by its dotted path. */
+function checkAllWellFormed (value: unknown, path: string): void {
+  if (typeof value === 'string') checkWellFormed(path, value)
+  else if (Array.isArray(value)) value.forEach((item, index) => { checkAllWellFormed(item, `${path}.${index}`) })
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) checkAllWellFormed(item, path === '' ? key : `${path}.${key}`)
+  }
 }
 
 /** Canonical endpoint URL (see src/domain/endpoint-url.ts), or a ValidationError naming `endpoint`. */
@@ -91,12 +124,13 @@ export function buildServiceRecord (
   monitoring: MonitoringState = INITIAL_MONITORING,
   createdAt: string = identity.now
 ): ServiceRecord {
+  checkAllWellFormed(body, '')
   const name = checkText('name', body.name, false)
   const description = checkText('description', body.description, true)
   const endpoint = normalizeEndpoint(body.endpoint)
   if (!isCategoryId(body.category)) throw new ValidationError('category', `unknown category "${body.category}"; see GET /api/categories`)
 
-  const currency = CURRENCIES[body.pricing.currency]
+  const currency = findCurrency(body.pricing.currency)
   if (currency === undefined) throw new ValidationError('pricing.currency', `must be one of: ${Object.keys(CURRENCIES).join(', ')}`)
   const price = parseDecimal(body.pricing.pricePerRequest, currency.decimals)
   if (!price.ok) throw new ValidationError('pricing.pricePerRequest', price.reason)
@@ -162,7 +196,7 @@ export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
     endpoint: record.endpoint,
     method: record.method,
     category: record.category,
-    pricing: { currency: record.currency, pricePerRequest: formatAtomic(record.priceAtomic, CURRENCIES[record.currency]?.decimals ?? 6), freeQuota: record.freeQuota },
+    pricing: { currency: record.currency, pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6), freeQuota: record.freeQuota },
     x402Config: { paymentAddress: record.paymentAddress, network: record.network },
     supportedChains: record.supportedChains.slice(1)
   }

@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
 import { isCategoryId } from './categories.js'
-import { CURRENCIES, parseUpperBound } from './money.js'
+import { findCurrency, parseUpperBound } from './money.js'
 import { canonicalNetwork } from './registration.js'
 import { ServiceStatusEnum } from './service.js'
 import { StringEnum } from './string-enum.js'
@@ -16,7 +16,7 @@ export const DEFAULT_PAGE_SIZE = 20
 export const MAX_OFFSET = 1_000_000
 
 /** Default direction per sort field: cheapest, most trusted, A→Z, newest first. */
-const DEFAULT_ORDER: Record<SortField, 'asc' | 'desc'> = { price: 'asc', trustScore: 'desc', name: 'asc', createdAt: 'desc' }
+const DEFAULT_ORDER: ReadonlyMap<SortField, 'asc' | 'desc'> = new Map([['price', 'asc'], ['trustScore', 'desc'], ['name', 'asc'], ['createdAt', 'desc']])
 
 export const PageSizeSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, at most ${MAX_PAGE_SIZE}` })
 
@@ -54,12 +54,12 @@ export function toStoreQuery (query: ListQuery): StoreQuery {
   if (query.status !== undefined) filter.status = query.status
   if (query.maxPricePerRequest !== undefined) {
     // Prices are USDC today; the bound is read in that currency's atomic units.
-    const bound = parseUpperBound(query.maxPricePerRequest, (CURRENCIES.USDC as { decimals: number }).decimals)
+    const bound = parseUpperBound(query.maxPricePerRequest, (findCurrency('USDC') as { decimals: number }).decimals)
     if (!bound.ok) throw new ValidationError('maxPricePerRequest', bound.reason)
     filter.maxPriceAtomic = bound.atomic
   }
   let sort: ServiceSort | undefined
-  if (query.sortBy !== undefined) sort = { field: query.sortBy, order: query.sortOrder ?? DEFAULT_ORDER[query.sortBy] }
+  if (query.sortBy !== undefined) sort = { field: query.sortBy, order: query.sortOrder ?? DEFAULT_ORDER.get(query.sortBy) ?? 'asc' }
   else if (query.sortOrder !== undefined) throw new ValidationError('sortOrder', 'needs sortBy')
   if (query.query !== undefined && query.query.trim() === '') throw new ValidationError('query', 'must not be blank')
   return { text: query.query, filter, sort, page: { limit: query.limit ?? DEFAULT_PAGE_SIZE, offset: query.offset ?? 0 } }

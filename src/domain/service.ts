@@ -3,7 +3,7 @@
  * the record the store keeps, and the conversion between them.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { CURRENCIES, formatAtomic } from './money.js'
+import { findCurrency, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
 import { LastProbeSchema, toLastProbe } from './probe-view.js'
@@ -82,7 +82,7 @@ export interface ServiceRecord {
 }
 
 function decimalsOf (currency: string): number {
-  return CURRENCIES[currency]?.decimals ?? 6
+  return findCurrency(currency)?.decimals ?? 6
 }
 
 export function toService (record: ServiceRecord): Service {

@@ -5,9 +5,11 @@
  */
 import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { Socket } from 'node:net'
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { CatalogError } from '../errors.js'
+import { MAX_URL_LENGTH } from './http.js'
 
 export const ErrorSchema = Type.Object({
   statusCode: Type.Integer(),
@@ -68,7 +70,8 @@ export default fp(async function errorsPlugin (app: FastifyInstance) {
     })
   })
 
-  app.setNotFoundHandler(async (request, reply) => {
+  // Unknown URLs count against the read limit too, or probing for routes would be free.
+  app.setNotFoundHandler(app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {}, async (request, reply) => {
     return await reply.code(404).send({
       statusCode: 404,
       code: 'NOT_FOUND',
@@ -77,3 +80,56 @@ export default fp(async function errorsPlugin (app: FastifyInstance) {
     })
   })
 }, { name: 'errors' })
+
+/**
+ * Errors Fastify's router raises before any route or hook runs (Fastify's
+ * `frameworkErrors` option), in the usual shape. Route parameters are service ids, so a
+ * parameter longer than any id is "no such service": 404, as for any other unknown id.
+ */
+export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [statusCode, code, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? [404, 'NOT_FOUND', 'not found: a path parameter is longer than any id']
+    : error.code === 'FST_ERR_BAD_URL'
+      ? [400, 'BAD_URL', 'the URL path is not validly percent-encoded']
+      : [500, 'INTERNAL_ERROR', 'Internal Server Error']
+  void reply.code(statusCode).header('x-content-type-options', 'nosniff')
+    .send({ statusCode, code, error: STATUS_CODES[statusCode], message })
+}
+
+/** Request line (method, target, version) of a raw packet that starts one, e.g. "GET /x HTTP/1.1". */
+const REQUEST_LINE_START = /^[A-Z]+ \//
+
+/**
+ * Errors Node's HTTP parser answers before Fastify sees a request (a header section over
+ * the server's limit, malformed HTTP, timeouts), in the same JSON shape as every other
+ * error. An over-long request line is 414 (URI Too Long), other oversized headers 431.
+ * Fastify's `clientErrorHandler` option; `this` is the Fastify instance.
+ */
+export function clientErrorHandler (this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  let statusCode = 400
+  let code = 'BAD_REQUEST'
+  let message = 'the request is not valid HTTP'
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [statusCode, code, message] = [408, 'REQUEST_TIMEOUT', 'the request was not received in time']
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // The parser counts the request line as part of the header section; when the packet
+    // that overflowed starts a request whose first line never ends, the URL is at fault.
+    // Node sets rawPacket to the Buffer being parsed (Fastify's type says otherwise).
+    const raw: unknown = err.rawPacket
+    const packet = Buffer.isBuffer(raw) ? raw.subarray(0, 64 * 1024).toString('latin1') : ''
+    const lineEnd = packet.indexOf('\r\n')
+    if (REQUEST_LINE_START.test(packet) && (lineEnd === -1 || lineEnd > MAX_URL_LENGTH)) {
+      [statusCode, code, message] = [414, 'URI_TOO_LONG', `the request URL is longer than ${MAX_URL_LENGTH} characters`]
+    } else {
+      [statusCode, code, message] = [431, 'HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts']
+    }
+  }
+  this.log.debug({ err }, 'client error')
+  if (socket.writable) {
+    const body = JSON.stringify({ statusCode, code, error: STATUS_CODES[statusCode], message })
+    socket.write(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(err)
+}

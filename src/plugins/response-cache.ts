@@ -7,64 +7,114 @@
  * while the store's sequence is unchanged, 'search' answers while both the sequence and
  * the index version are. The check runs on every request, so a registration is visible
  * on the very next request that can see it.
+ *
+ * The key is the route plus its validated query and params (after coercion and defaults,
+ * keys sorted), not the raw URL: `offset=0`, `offset=00` and no offset are one entry, so
+ * spelling variants cannot multiply entries. The cache is an LRU bounded in bytes.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Cache this GET route's 200 responses, keyed by URL, while what they depend on is unchanged. */
+    /** Cache this GET route's 200 responses, keyed by its validated query and params, while what they depend on is unchanged. */
     cache?: 'store' | 'search'
   }
   interface FastifyRequest {
     /** What this request's answer was built from, when its route is cached. */
     cacheToken?: string
+    cacheKey?: string
   }
+  interface FastifyInstance {
+    responseCache: { stats: () => ResponseCacheStats }
+  }
+}
+
+export interface ResponseCacheStats {
+  entries: number
+  /** Accounted size of every entry: payload bytes, key and headers (UTF-16, 2 bytes a unit) and a fixed overhead. */
+  bytes: number
+  maxBytes: number
 }
 
 interface Entry {
   token: string
-  payload: string
+  payload: Buffer
   headers: Record<string, string>
+  size: number
 }
 
 /** Headers a cached answer must repeat. */
 const KEPT_HEADERS = ['content-type', 'x-total-count']
+/** Map slot, entry object, header object: a rough per-entry cost beyond the measured strings. */
+const ENTRY_OVERHEAD = 256
 
-export default fp(async function responseCache (app: FastifyInstance, opts: { maxEntries: number }) {
-  const { maxEntries } = opts
-  // A Map keeps insertion order: re-inserting on a hit makes it a small LRU.
+/** JSON with object keys sorted at every level, so equal values give equal text. */
+export function canonicalJson (value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+const textBytes = (text: string): number => text.length * 2
+
+export default fp(async function responseCache (app: FastifyInstance, opts: { maxBytes: number }) {
+  const { maxBytes } = opts
+  // A Map keeps insertion order: re-inserting on a hit makes it an LRU.
   const entries = new Map<string, Entry>()
+  let bytes = 0
 
-  async function tokenFor (request: FastifyRequest): Promise<string | undefined> {
-    const kind = request.routeOptions.config.cache
-    if (request.method !== 'GET' || kind === undefined) return undefined
-    const seq = await app.store.latestSeq()
-    return kind === 'store' ? String(seq) : `${seq}/${await app.searchIndex.engine.version()}`
+  function remove (key: string): void {
+    const entry = entries.get(key)
+    if (entry === undefined) return
+    entries.delete(key)
+    bytes -= entry.size
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    const token = await tokenFor(request)
-    if (token === undefined) return
+  app.decorate('responseCache', { stats: () => ({ entries: entries.size, bytes, maxBytes }) })
+
+  // preHandler: the query and params are validated and coerced by now.
+  app.addHook('preHandler', async (request: FastifyRequest, reply) => {
+    const kind = request.routeOptions.config.cache
+    if (request.method !== 'GET' || kind === undefined) return
+    const seq = await app.store.latestSeq()
+    const token = kind === 'store' ? String(seq) : `${seq}/${await app.searchIndex.engine.version()}`
+    const key = `${request.routeOptions.url ?? ''}\n${canonicalJson(request.query)}\n${canonicalJson(request.params)}`
     request.cacheToken = token
-    const entry = entries.get(request.url)
+    request.cacheKey = key
+    const entry = entries.get(key)
     if (entry === undefined || entry.token !== token) return
-    entries.delete(request.url)
-    entries.set(request.url, entry)
+    entries.delete(key)
+    entries.set(key, entry)
     void reply.headers(entry.headers).header('x-cache', 'hit')
     return await reply.send(entry.payload)
   })
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.cacheToken === undefined || reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('x-cache') === 'hit') return payload
+    const { cacheToken: token, cacheKey: key } = request
+    if (token === undefined || key === undefined || reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('x-cache') === 'hit') return payload
     const headers: Record<string, string> = {}
+    let size = ENTRY_OVERHEAD + textBytes(key) + textBytes(token)
     for (const name of KEPT_HEADERS) {
       const value = reply.getHeader(name)
-      if (value !== undefined) headers[name] = String(value)
+      if (value === undefined) continue
+      headers[name] = String(value)
+      size += textBytes(name) + textBytes(headers[name])
     }
-    entries.delete(request.url)
-    entries.set(request.url, { token: request.cacheToken, payload, headers })
-    if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string)
+    const body = Buffer.from(payload)
+    size += body.byteLength
+    remove(key)
+    // An answer larger than the whole budget would only evict everything else.
+    if (size > maxBytes) return payload
+    entries.set(key, { token, payload: body, headers, size })
+    bytes += size
+    for (const oldest of entries.keys()) {
+      if (bytes <= maxBytes) break
+      remove(oldest)
+    }
     return payload
   })
-}, { name: 'response-cache', dependencies: ['store'] })
+}, { name: 'response-cache', dependencies: ['store', 'search'] })

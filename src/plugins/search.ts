@@ -1,5 +1,5 @@
 /**
- * Search: the kuromoji tokenizer (loaded once per process), the embedded FTS5 engine
+ * Search: the kuromoji tokenizer (loaded once per process), the configured engine
  * and, in the embedded topology, the indexer loop inside the API process.
  */
 import fp from 'fastify-plugin'
@@ -8,12 +8,14 @@ import type { Config } from '../config.js'
 import { Indexer } from '../../indexer/indexer.js'
 import { loadTokenizer, type JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { SearchEngine } from '../search/search-engine.js'
-import { SqliteSearchEngine } from '../search/sqlite-engine.js'
+import { openSearchEngine } from '../adapters.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     searchIndex: {
       engine: SearchEngine
+      /** Adapter name (/health). */
+      engineName: string
       tokenizer: JapaneseTokenizer
       indexer: Indexer
       /** Whether this process runs the indexer loop. */
@@ -26,7 +28,7 @@ declare module 'fastify' {
 
 export default fp(async function searchPlugin (app: FastifyInstance, opts: { config: Config }) {
   const tokenizer = await loadTokenizer()
-  const engine = new SqliteSearchEngine(opts.config.dataDir, { cacheEntries: opts.config.searchCacheEntries })
+  const { engine, name: engineName } = await openSearchEngine(opts.config)
   const indexer = new Indexer({
     store: app.store,
     engine,
@@ -35,7 +37,7 @@ export default fp(async function searchPlugin (app: FastifyInstance, opts: { con
     batchSize: opts.config.indexerBatchSize
   })
   const embeddedIndexer = opts.config.indexer === 'embedded'
-  app.decorate('searchIndex', { engine, tokenizer, indexer, embeddedIndexer })
+  app.decorate('searchIndex', { engine, engineName, tokenizer, indexer, embeddedIndexer })
   app.decorate('searchReady', async () => {
     if (embeddedIndexer) await indexer.waitForCatchUp()
     else await indexer.catchUp()

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { readSeedFile, seedRecords } from '../domain/seed.js'
 import type { CatalogStore } from '../store/catalog-store.js'
-import { SqliteCatalogStore } from '../store/sqlite-store.js'
+import { openCatalogStore } from '../adapters.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,7 +16,7 @@ declare module 'fastify' {
 }
 
 export async function openStore (config: Config): Promise<CatalogStore> {
-  const store = new SqliteCatalogStore(config.dataDir)
+  const store = await openCatalogStore(config)
   try {
     // Only a store that never held a service is seeded: one emptied by deletions stays empty.
     if (config.seed !== 'none' && await store.latestSeq() === 0) {

@@ -16,7 +16,7 @@ import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { splitQueryWords } from '../search/analysis/analyzer.js'
 import { QueryText } from '../search/schemas.js'
-import { searchServiceRecords } from '../search/service-search.js'
+import { searchServices } from '../search/service-search.js'
 
 /** The Bazaar client's filters (ListDiscoveryResourcesParams / SearchDiscoveryResourcesParams). */
 const BazaarFilterProperties = {
@@ -92,7 +92,7 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (filter === null) return { x402Version: BAZAAR_X402_VERSION, resources: [], partialResults: false, pagination: { limit, cursor: null } }
     // The search index has no payment addresses: payTo narrows each page after the search.
     const { payTo, ...indexed } = filter
-    const { total, hits } = await searchServiceRecords(app.searchIndex.engine, app.store, {
+    const { total, hits } = await searchServices(app.searchIndex.engine, app.store, {
       words: splitQueryWords(query), filter: indexed, page: { limit, offset }, prefixLastWord: true
     })
     const records = hits.map((hit) => hit.record).filter((record) => payTo === undefined || samePayTo(record.paymentAddress, payTo))

@@ -38,7 +38,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { status: 'error' as const, message: (err as Error).message }
       }
     })()
-    const base = { engine: 'sqlite-fts5', indexer: app.searchIndex.embeddedIndexer ? 'embedded' : 'external' }
+    const base = { engine: app.searchIndex.engineName, indexer: app.searchIndex.embeddedIndexer ? 'embedded' : 'external' }
     const search = await (async () => {
       try {
         const stats = await app.searchIndex.engine.stats()

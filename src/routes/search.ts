@@ -1,11 +1,11 @@
 /** Catalog search (whitespace keywords) and intent search (conversational, kuromoji). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { DEFAULT_PAGE_SIZE } from '../domain/service-query.js'
+import { DEFAULT_PAGE_SIZE, toStoreQuery } from '../domain/service-query.js'
 import { ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { analyzeIntent, splitQueryWords, type QueryWord } from '../search/analysis/analyzer.js'
 import { explainMatch } from '../search/reason.js'
-import { CatalogSearchResponse, IntentSearchResponse, SearchQuerySchema } from '../search/schemas.js'
+import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchResponse, parseFacets, SearchQuerySchema } from '../search/schemas.js'
 import type { SearchHit } from '../search/search-engine.js'
 import { searchServices } from '../search/service-search.js'
 
@@ -22,28 +22,41 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { cache: 'search' },
     schema: {
       tags: ['search'],
-      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix)',
-      querystring: SearchQuerySchema,
+      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts',
+      querystring: CatalogSearchQuerySchema,
       response: { 200: CatalogSearchResponse, 400: ErrorSchema }
     }
   }, async (request) => {
-    const q = requireText('q', request.query.q)
+    const { q: text, facets: facetsText, ...list } = request.query
+    const q = requireText('q', text)
+    const { filter, sort, page } = toStoreQuery(list)
+    const facets = parseFacets(facetsText)
     const words: QueryWord[] = splitQueryWords(q)
-    const { total, hits } = await searchServices(app.searchIndex.engine, app.store, {
+    const found = await searchServices(app.searchIndex.engine, app.store, {
       words,
-      filter: {},
+      filter,
+      ...(sort === undefined ? {} : { sort }),
       prefixLastWord: true,
-      page: { limit: request.query.limit ?? DEFAULT_PAGE_SIZE, offset: request.query.offset ?? 0 }
+      page,
+      ...(facets === undefined ? {} : { facets })
     })
     return {
       query: q,
-      total,
-      results: hits.map((hit) => ({ service: hit.service, score: hit.score, matchedTokens: wordsOf(hit), matches: hit.matchedTokens }))
+      total: found.total,
+      results: found.hits.map((hit) => ({
+        service: hit.service,
+        score: hit.score,
+        matchedTokens: wordsOf(hit),
+        matches: hit.matchedTokens,
+        uptimeScore: hit.record.uptimeScore
+      })),
+      ...(found.facetDistribution === undefined ? {} : { facetDistribution: found.facetDistribution })
     }
   })
 
   app.get('/api/services/search/intent', {
-    config: { cache: 'search' },
+    // Morphological analysis per request: a stricter per-IP limit than other reads.
+    config: { cache: 'search', rateLimit: app.rateLimits.costly },
     schema: {
       tags: ['search'],
       summary: 'Search by what you want, in Japanese or English ("東京の天気を知りたい", "I need speech to text")',

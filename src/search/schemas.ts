@@ -1,9 +1,11 @@
 /** Request and response schemas of the search endpoints (also their OpenAPI documentation). */
 import { Type } from '@sinclair/typebox'
 import { ServiceSchema } from '../domain/service.js'
-import { PageSizeSchema, MAX_OFFSET } from '../domain/service-query.js'
+import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../domain/service-query.js'
 import { StringEnum } from '../domain/string-enum.js'
-import { SEARCH_ATTRIBUTES } from './search-engine.js'
+import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField } from './search-engine.js'
+import { ValidationError } from '../errors.js'
+import { SORT_FIELDS } from '../store/catalog-store.js'
 
 /** Longest accepted query, in characters. */
 export const MAX_QUERY_LENGTH = 200
@@ -15,6 +17,43 @@ export const SearchQuerySchema = Type.Object({
   limit: Type.Optional(PageSizeSchema),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
 }, { additionalProperties: false })
+
+/** Catalog search: the list endpoint's filters and orders, plus facet counts for a search page. */
+export const CatalogSearchQuerySchema = Type.Object({
+  q: QueryText,
+  category: ListQueryProperties.category,
+  chain: ListQueryProperties.chain,
+  status: ListQueryProperties.status,
+  maxPricePerRequest: ListQueryProperties.maxPricePerRequest,
+  sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: relevance' })),
+  sortOrder: ListQueryProperties.sortOrder,
+  facets: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: `Comma-separated fields to count matches by (${FACET_FIELDS.join(', ')}): facetDistribution in the response, over every match of q after the filters`,
+    examples: [FACET_FIELDS.join(',')]
+  })),
+  limit: Type.Optional(PageSizeSchema),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+}, { additionalProperties: false })
+
+/** 'category,network' → ['category', 'network']; an unknown field is a 400 naming `facets`. */
+export function parseFacets (value: string | undefined): FacetField[] | undefined {
+  if (value === undefined) return undefined
+  const fields = value.split(',').map((part) => part.trim())
+  for (const field of fields) {
+    if (!(FACET_FIELDS as readonly string[]).includes(field)) throw new ValidationError('facets', `unknown facet "${field}"; one of ${FACET_FIELDS.join(', ')}`)
+  }
+  return [...new Set(fields as FacetField[])]
+}
+
+const FacetCounts = Type.Record(Type.String(), Type.Integer({ minimum: 1 }))
+
+export const FacetDistributionSchema = Type.Object({
+  category: Type.Optional(FacetCounts),
+  status: Type.Optional(FacetCounts),
+  network: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'CAIP-2 id → matches; a service counts once per supported chain' }))
+}, { additionalProperties: false, description: 'Matches per value of each field asked for in facets (values without matches omitted)' })
 
 export const MatchSchema = Type.Object({
   word: Type.String({ description: 'Query word' }),
@@ -34,8 +73,10 @@ export const CatalogSearchResponse = Type.Object({
     service: ServiceSchema,
     score: Score,
     matchedTokens: MatchedTokens,
-    matches: Type.Array(MatchSchema, { description: 'How each query word matched' })
-  }))
+    matches: Type.Array(MatchSchema, { description: 'How each query word matched' }),
+    uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' })
+  })),
+  facetDistribution: Type.Optional(FacetDistributionSchema)
 })
 
 export const IntentSearchResponse = Type.Object({

@@ -28,6 +28,10 @@ export interface SearchDocument {
   terms: Record<SearchAttribute, IndexedTerm[]>
 }
 
+export const FACET_FIELDS = ['category', 'status', 'network'] as const
+export type FacetField = typeof FACET_FIELDS[number]
+export type FacetDistribution = Partial<Record<FacetField, Record<string, number>>>
+
 export interface SearchQuery {
   words: QueryWord[]
   filter: ServiceFilter
@@ -36,6 +40,12 @@ export interface SearchQuery {
   page: Page
   /** Match the last word as a prefix (search-as-you-type); off for whole sentences. */
   prefixLastWord: boolean
+  /**
+   * Count the matches per value of these fields (Meilisearch's facetDistribution): over every
+   * match of the words, after the filter, not just the page. 'network' counts each of a
+   * service's chains (CAIP-2 ids).
+   */
+  facets?: readonly FacetField[]
 }
 
 /** How a query word met the document. */
@@ -61,6 +71,8 @@ export interface SearchHit {
 export interface SearchResult {
   total: number
   hits: SearchHit[]
+  /** Present when the query asked for facets: one entry per asked field (values with 0 omitted). */
+  facetDistribution?: FacetDistribution
 }
 
 export interface IndexStats {

@@ -1,29 +1,30 @@
 /** A search whose hits carry their services, read from the authoritative store, in rank order. */
 import { toService, type Service, type ServiceRecord } from '../domain/service.js'
 import type { CatalogStore } from '../store/catalog-store.js'
-import type { SearchEngine, SearchHit, SearchQuery } from './search-engine.js'
+import { FACET_FIELDS, type FacetDistribution, type SearchEngine, type SearchHit, type SearchQuery } from './search-engine.js'
 
 export interface ServiceHit extends SearchHit {
   service: Service
-}
-
-export interface ServiceRecordHit extends SearchHit {
+  /** The store's record, for callers that show more than the public service (uptime, …). */
   record: ServiceRecord
 }
 
-/** Hits with their stored records (a hit whose service was deleted meanwhile is dropped). */
-export async function searchServiceRecords (engine: SearchEngine, store: CatalogStore, query: SearchQuery): Promise<{ total: number, hits: ServiceRecordHit[] }> {
-  if (query.words.length === 0) return { total: 0, hits: [] }
+export interface ServiceSearchResult {
+  total: number
+  hits: ServiceHit[]
+  facetDistribution?: FacetDistribution
+}
+
+export async function searchServices (engine: SearchEngine, store: CatalogStore, query: SearchQuery): Promise<ServiceSearchResult> {
+  if (query.words.length === 0) {
+    if (query.facets === undefined) return { total: 0, hits: [] }
+    return { total: 0, hits: [], facetDistribution: Object.fromEntries(FACET_FIELDS.filter((f) => query.facets?.includes(f)).map((f) => [f, {}])) }
+  }
   const result = await engine.search(query)
   const records = new Map((await store.getServices(result.hits.map((hit) => hit.id))).map((r) => [r.id, r]))
   const hits = result.hits.flatMap((hit) => {
     const record = records.get(hit.id)
-    return record === undefined ? [] : [{ ...hit, record }]
+    return record === undefined ? [] : [{ ...hit, service: toService(record), record }]
   })
-  return { total: result.total, hits }
-}
-
-export async function searchServices (engine: SearchEngine, store: CatalogStore, query: SearchQuery): Promise<{ total: number, hits: ServiceHit[] }> {
-  const { total, hits } = await searchServiceRecords(engine, store, query)
-  return { total, hits: hits.map(({ record, ...hit }) => ({ ...hit, service: toService(record) })) }
+  return result.facetDistribution === undefined ? { total: result.total, hits } : { total: result.total, hits, facetDistribution: result.facetDistribution }
 }

@@ -17,11 +17,11 @@ import type { IndexedTerm } from './analysis/analyzer.js'
 import { loadSynonyms } from './synonyms.js'
 import { EXACTNESS, planQuery, type PlannedWord } from './query-plan.js'
 import {
-  SEARCH_ATTRIBUTES, type IndexStats, type MatchKind, type MatchedToken, type SearchDocument, type SearchEngine,
+  SEARCH_ATTRIBUTES, type FacetDistribution, type FacetField, type IndexStats, type MatchKind, type MatchedToken, type SearchDocument, type SearchEngine,
   type SearchHit, type SearchQuery, type SearchResult
 } from './search-engine.js'
 import { Vocabulary } from './vocabulary.js'
-import type { SortField } from '../store/catalog-store.js'
+import type { ServiceFilter, SortField } from '../store/catalog-store.js'
 
 export const SEARCH_FILE = 'search.sqlite'
 
@@ -299,7 +299,8 @@ export class SqliteSearchEngine implements SearchEngine {
       }
       const plan = planQuery(query.words, this.#currentVocabulary(g), this.#synonyms, { prefixLastWord: query.prefixLastWord })
       const { rows, matches } = plan.length === 0 ? { rows: [], matches: new Map() } : this.#rank(g, plan, query)
-      const result = { total: rows[0]?.total ?? 0, hits: rows.map((row) => this.#hit(row, plan, matches.get(row.doc) ?? [])) }
+      const result: SearchResult = { total: rows[0]?.total ?? 0, hits: rows.map((row) => this.#hit(row, plan, matches.get(row.doc) ?? [])) }
+      if (query.facets !== undefined) result.facetDistribution = this.#facets(g, plan, query.filter, query.facets)
       if (this.#cacheEntries > 0) {
         this.#cache.set(key, result)
         if (this.#cache.size > this.#cacheEntries) this.#cache.delete(this.#cache.keys().next().value as string)
@@ -388,6 +389,44 @@ export class SqliteSearchEngine implements SearchEngine {
       else list.push(match)
     }
     return { rows, matches }
+  }
+
+  /**
+   * Matches per facet value, over every document any planned term meets (the same set the
+   * ranking counts in its total), after the filter. Kept apart from the ranking statement:
+   * only pages that ask for facets pay for it.
+   */
+  #facets (g: number, plan: PlannedWord[], filter: ServiceFilter, fields: readonly FacetField[]): FacetDistribution {
+    const distribution: FacetDistribution = {}
+    const asked = [...new Set(fields)]
+    for (const field of asked) distribution[field] = {}
+    if (plan.length === 0 || asked.length === 0) return distribution
+    const where: string[] = []
+    const params: Record<string, string | number> = { terms: JSON.stringify([...new Set(plan.flatMap((word) => word.candidates.map((c) => c.term)))]) }
+    if (filter.category !== undefined) { where.push('d.category = @category'); params.category = filter.category }
+    if (filter.status !== undefined) { where.push('d.status = @status'); params.status = filter.status }
+    if (filter.maxPriceAtomic !== undefined) { where.push('d.price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
+    if (filter.chain !== undefined) { where.push(`EXISTS (SELECT 1 FROM chains_${g} c WHERE c.chain = @chain AND c.doc = d.rowid)`); params.chain = filter.chain }
+    const groupings: Record<FacetField, string> = {
+      category: "SELECT 'category', d.category, COUNT(*) FROM hits d GROUP BY d.category",
+      status: "SELECT 'status', d.status, COUNT(*) FROM hits d GROUP BY d.status",
+      network: `SELECT 'network', c.chain, COUNT(*) FROM hits d JOIN chains_${g} c ON c.doc = d.rowid GROUP BY c.chain`
+    }
+    const sql = `
+      WITH t(term) AS (SELECT value FROM json_each(@terms)),
+      matched(doc) AS (
+        SELECT i.doc FROM t JOIN fts_${g}_instances i ON i.term = t.term
+        UNION
+        SELECT d.rowid FROM t JOIN category_terms_${g} ct ON ct.term = t.term JOIN docs_${g} d ON d.category = ct.category
+      ),
+      hits AS MATERIALIZED (
+        SELECT d.rowid, d.category, d.status FROM matched m JOIN docs_${g} d ON d.rowid = m.doc
+        ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+      )
+      ${asked.map((field) => groupings[field]).join(' UNION ALL ')}`
+    const rows = this.#statement(sql).raw().all(params) as Array<[FacetField, string, number]>
+    for (const [field, value, count] of rows) (distribution[field] as Record<string, number>)[value] = count
+    return distribution
   }
 
   /** Score in [0, 1]: the bucket ranks read as one mixed-radix number, so it orders exactly like the ranking. */

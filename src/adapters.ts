@@ -1,0 +1,39 @@
+/**
+ * The composition root: the one place that knows which adapters exist. The API (store and
+ * search plugins), the indexer CLI, the keys CLI and the benchmarks open the configured
+ * store and engine here (CATALOG_STORE, CATALOG_SEARCH; see src/config.ts).
+ */
+import type { Config } from './config.js'
+import type { SearchEngine } from './search/search-engine.js'
+import { MeilisearchEngine } from './search/meilisearch/meili-engine.js'
+import { SqliteSearchEngine } from './search/sqlite-engine.js'
+import type { CatalogStore } from './store/catalog-store.js'
+import { MongoCatalogStore } from './store/mongodb/mongo-store.js'
+import { SqliteCatalogStore } from './store/sqlite-store.js'
+
+/** Opens the configured store; an unreachable server fails with one line naming it and its variable. */
+export async function openCatalogStore (config: Pick<Config, 'dataDir' | 'store'>): Promise<CatalogStore> {
+  switch (config.store.kind) {
+    case 'sqlite': return new SqliteCatalogStore(config.dataDir)
+    case 'mongodb': return await MongoCatalogStore.open(config.store.url)
+  }
+}
+
+export interface OpenedEngine {
+  engine: SearchEngine
+  /** Shown by /health and `indexer status`. */
+  name: string
+}
+
+/** Opens the configured search engine (and, for Meilisearch, applies the index settings). */
+export async function openSearchEngine (config: Pick<Config, 'dataDir' | 'search' | 'searchCacheEntries'>, options: { cacheEntries?: number } = {}): Promise<OpenedEngine> {
+  switch (config.search.kind) {
+    case 'sqlite':
+      return { engine: new SqliteSearchEngine(config.dataDir, { cacheEntries: options.cacheEntries ?? config.searchCacheEntries }), name: 'sqlite-fts5' }
+    case 'meilisearch':
+      return {
+        engine: await MeilisearchEngine.open({ url: config.search.url, apiKey: config.search.apiKey, searchKey: config.search.searchKey, indexUid: config.search.indexUid }),
+        name: 'meilisearch'
+      }
+  }
+}

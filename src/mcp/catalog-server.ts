@@ -1,0 +1,153 @@
+/**
+ * The catalog as an MCP server for agents: read-only tools over the same store and search
+ * engine as the HTTP API, answering with what an agent needs to pay for and call a service.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { CATEGORIES } from '../domain/categories.js'
+import { SERVICE_ID_PATTERN } from '../domain/ids.js'
+import { resolveNetwork } from '../domain/networks.js'
+import { toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
+import { MAX_OFFSET, toStoreQuery } from '../domain/service-query.js'
+import { SERVICE_STATUSES } from '../domain/trust.js'
+import { NotFoundError } from '../errors.js'
+import { analyzeIntent, splitQueryWords } from '../search/analysis/analyzer.js'
+import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
+import { MAX_QUERY_LENGTH } from '../search/schemas.js'
+import type { SearchEngine } from '../search/search-engine.js'
+import { searchServices } from '../search/service-search.js'
+import { SORT_FIELDS, type CatalogStore } from '../store/catalog-store.js'
+
+export interface CatalogDeps {
+  store: CatalogStore
+  engine: SearchEngine
+  tokenizer: JapaneseTokenizer
+}
+
+/** At most this many services per search_services call: an agent's context is small. */
+export const MAX_TOOL_RESULTS = 50
+
+/** How to pay for and call one service, as an agent needs it. */
+export function agentView (record: ServiceRecord): Record<string, unknown> {
+  const service = toService(record)
+  const network = resolveNetwork(record.network)
+  // Services registered before methods were recorded are GET endpoints.
+  const method = (record as ServiceRecord & { method?: string }).method ?? 'GET'
+  return {
+    id: service.id,
+    name: service.name,
+    description: service.description,
+    category: service.category,
+    endpoint: service.endpoint,
+    method,
+    payment: {
+      protocol: 'x402',
+      network: record.network,
+      networkName: network?.v1Name ?? null,
+      payTo: record.paymentAddress,
+      asset: network?.usdc ?? null,
+      currency: service.pricing.currency,
+      price: service.pricing.pricePerRequest,
+      amount: String(record.priceAtomic),
+      freeQuota: service.pricing.freeQuota,
+      supportedChains: record.supportedChains.map((id) => ({ network: id, asset: resolveNetwork(id)?.usdc ?? null }))
+    },
+    status: service.status,
+    trustScore: service.trustScore,
+    uptimeScore: record.uptimeScore,
+    detailUrl: `/api/services/${service.id}`
+  }
+}
+
+function result (value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+const ServiceId = z.string().regex(new RegExp(SERVICE_ID_PATTERN)).describe('Service id (svc_…), from search_services')
+
+export function createCatalogServer (deps: CatalogDeps, version: string): McpServer {
+  const server = new McpServer({ name: 'x402-service-catalog', version }, {
+    instructions: 'A catalog of paid HTTP APIs that accept x402 payments (HTTP 402, USDC). Find a service with ' +
+      'search_services, then call its endpoint with its method: it answers 402 with payment requirements; pay ' +
+      '`amount` atomic units of `asset` on `network` to `payTo` with an x402 client and retry.'
+  })
+
+  async function findRecord (id: string): Promise<ServiceRecord> {
+    const record = await deps.store.getService(id)
+    if (record === null) throw new NotFoundError(`service ${id} not found`)
+    return record
+  }
+
+  server.registerTool('search_services', {
+    title: 'Search paid APIs',
+    description: 'Find x402 paid APIs by what they do, in English or Japanese (typo-tolerant; keywords or a sentence such as ' +
+      '"weather forecast for Tokyo" or "東京の天気"), with optional filters. Without query, lists by filters. Each result ' +
+      'has the endpoint, method, price and payment details.',
+    inputSchema: {
+      query: z.string().min(1).max(MAX_QUERY_LENGTH).optional().describe('What the API should do'),
+      category: z.string().max(64).optional().describe('Category id from list_categories'),
+      network: z.string().max(64).optional().describe('Payment network: x402 name (base, solana) or CAIP-2 id (eip155:8453)'),
+      status: z.enum(SERVICE_STATUSES).optional().describe('verified: probed and answering'),
+      maxPricePerRequest: z.string().regex(/^\d+(\.\d+)?$/).max(40).optional().describe('Highest acceptable price per request in USDC, e.g. "0.01"'),
+      sortBy: z.enum(SORT_FIELDS).optional().describe('Default: relevance with a query, trustScore without'),
+      limit: z.number().int().min(1).max(MAX_TOOL_RESULTS).default(10),
+      offset: z.number().int().min(0).max(MAX_OFFSET).default(0)
+    },
+    annotations: { title: 'Search paid APIs', ...READ_ONLY }
+  }, async (args) => {
+    const { filter, sort, page } = toStoreQuery({
+      ...(args.category === undefined ? {} : { category: args.category }),
+      ...(args.network === undefined ? {} : { chain: args.network }),
+      ...(args.status === undefined ? {} : { status: args.status }),
+      ...(args.maxPricePerRequest === undefined ? {} : { maxPricePerRequest: args.maxPricePerRequest }),
+      ...(args.sortBy === undefined ? {} : { sortBy: args.sortBy }),
+      limit: args.limit,
+      offset: args.offset
+    })
+    if (args.query === undefined || args.query.trim() === '') {
+      const listed = await deps.store.listServices(filter, sort ?? { field: 'trustScore', order: 'desc' }, page)
+      return result({ total: listed.total, results: listed.items.map(agentView) })
+    }
+    // Agents tend to write sentences: drop their request phrasing as intent search does.
+    const intent = analyzeIntent(args.query, deps.tokenizer)
+    const words = intent.tokens.length > 0 ? intent.tokens : splitQueryWords(args.query)
+    const found = await searchServices(deps.engine, deps.store, { words, filter, ...(sort === undefined ? {} : { sort }), page, prefixLastWord: false })
+    return result({
+      total: found.total,
+      results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedWords: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
+    })
+  })
+
+  server.registerTool('get_service', {
+    title: 'One paid API',
+    description: 'Everything about one service: endpoint, method, price and payment details, status and monitoring figures.',
+    inputSchema: { id: ServiceId },
+    annotations: { title: 'One paid API', ...READ_ONLY }
+  }, async ({ id }) => {
+    const record = await findRecord(id)
+    return result({ ...agentView(record), monitoring: toServiceStatus(record, await deps.store.lastProbe(record.id)), createdAt: record.createdAt, updatedAt: record.updatedAt })
+  })
+
+  server.registerTool('get_service_status', {
+    title: 'Health of a paid API',
+    description: 'Trust and monitoring signals of one service (status, trust score, uptime, last check, transactions): check before paying.',
+    inputSchema: { id: ServiceId },
+    annotations: { title: 'Health of a paid API', ...READ_ONLY }
+  }, async ({ id }) => {
+    const record = await findRecord(id)
+    return result({ ...toServiceStatus(record, await deps.store.lastProbe(record.id)) })
+  })
+
+  server.registerTool('list_categories', {
+    title: 'Categories',
+    description: 'The catalog\'s categories (English and Japanese names) with their service counts; use an id as search_services\' category.',
+    annotations: { title: 'Categories', ...READ_ONLY }
+  }, async () => {
+    const counts = await deps.store.countByCategory()
+    return result({ categories: CATEGORIES.map((category) => ({ ...category, count: counts.get(category.id) ?? 0 })) })
+  })
+
+  return server
+}

@@ -1,0 +1,122 @@
+/**
+ * SearchDocument → Meilisearch document, and query words → Meilisearch query text.
+ *
+ * Japanese recall must not depend on Meilisearch's own segmenter, so each attribute is
+ * indexed three ways: the raw text (Meilisearch analyses it itself: English, typos,
+ * prefixes), `<attribute>_ja` with the kuromoji output already in the SearchDocument
+ * (surfaces, base forms, bigrams of long kanji/katakana runs, space-separated) and
+ * `<attribute>_kana` with every reading in hiragana, so a query typed in kana (てんき)
+ * meets the kanji word (天気). Queries are analysed by the same analyzer (QueryWord) and
+ * kana words are sent in hiragana, the form the readings are stored in.
+ */
+import type { QueryWord } from '../analysis/analyzer.js'
+import { isJapanese } from '../analysis/normalize.js'
+import { SEARCH_ATTRIBUTES, type SearchAttribute, type SearchDocument } from '../search-engine.js'
+import type { ServiceStatus } from '../../domain/trust.js'
+
+/** The three indexed forms of each searchable attribute. */
+export const TEXT_FIELDS: Record<SearchAttribute, { raw: string, ja: string, kana: string }> = {
+  name: { raw: 'name', ja: 'name_ja', kana: 'name_kana' },
+  // `category` itself is the category id (a filter); its names are searched as categoryText.
+  category: { raw: 'categoryText', ja: 'category_ja', kana: 'category_kana' },
+  description: { raw: 'description', ja: 'description_ja', kana: 'description_kana' }
+}
+
+/** Id of the one document holding the index's checkpoint; it has no searchable text, so no query finds it. */
+export const META_ID = 'catalog_meta'
+
+export interface MeiliServiceDocument {
+  id: string
+  seq: number
+  category: string
+  status: ServiceStatus
+  networks: string[]
+  priceAtomic: number
+  trustScore: number
+  nameSort: string
+  createdAt: string
+  name: string
+  categoryText: string
+  description: string
+  name_ja: string
+  name_kana: string
+  category_ja: string
+  category_kana: string
+  description_ja: string
+  description_kana: string
+}
+
+/**
+ * The checkpoint lives in the index it describes and is written in the same task as the
+ * documents: a task is atomic, and a swap moves documents and checkpoint together.
+ */
+export interface MeiliMetaDocument {
+  id: typeof META_ID
+  checkpoint: number
+  /** Changes with every applied batch and swap (the response cache's token). */
+  version: string
+}
+
+const KANA_ONLY = /^[\u3041-\u3096\u309D\u309E\u30A1-\u30FA\u30FC-\u30FE]+$/u
+const KATAKANA = /[\u30A1-\u30F6\u30FD\u30FE]/gu
+
+/** カタカナ → かたかな (ー and other marks are kept). */
+export function katakanaToHiragana (text: string): string {
+  return text.replace(KATAKANA, (ch) => String.fromCharCode(ch.charCodeAt(0) - 0x60))
+}
+
+export function isKanaOnly (text: string): boolean {
+  return KANA_ONLY.test(text)
+}
+
+function unique (values: Iterable<string>): string {
+  return [...new Set(values)].join(' ')
+}
+
+export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
+  const fields: Record<string, string> = {}
+  for (const attribute of SEARCH_ATTRIBUTES) {
+    const terms = doc.terms[attribute]
+    const names = TEXT_FIELDS[attribute]
+    fields[names.ja] = unique(terms.filter((t) => isJapanese(t.term)).map((t) => t.term))
+    fields[names.kana] = unique(terms.filter((t) => t.bigram !== true && isKanaOnly(t.term)).map((t) => katakanaToHiragana(t.term)))
+  }
+  return {
+    id: doc.id,
+    seq: doc.seq,
+    category: doc.category,
+    status: doc.status,
+    networks: [...doc.chains],
+    priceAtomic: doc.priceAtomic,
+    trustScore: doc.trustScore,
+    nameSort: doc.nameSort,
+    createdAt: doc.createdAt,
+    name: doc.text.name,
+    categoryText: doc.text.category,
+    description: doc.text.description,
+    name_ja: fields.name_ja ?? '',
+    name_kana: fields.name_kana ?? '',
+    category_ja: fields.category_ja ?? '',
+    category_kana: fields.category_kana ?? '',
+    description_ja: fields.description_ja ?? '',
+    description_kana: fields.description_kana ?? ''
+  }
+}
+
+/** The word as sent: kana in hiragana (the readings' form), anything else as analysed. */
+export function queryForm (word: QueryWord): string {
+  return isKanaOnly(word.text) ? katakanaToHiragana(word.text) : word.text
+}
+
+/**
+ * The query text. Meilisearch matches the last word as a prefix unless the query ends with
+ * a separator, so a trailing space turns prefix search off (intent queries).
+ */
+export function queryText (words: readonly QueryWord[], prefixLastWord: boolean): string {
+  const text = words.map(queryForm).join(' ')
+  return text === '' || prefixLastWord ? text : `${text} `
+}
+
+export function hasJapanese (words: readonly QueryWord[]): boolean {
+  return words.some((word) => isJapanese(word.text))
+}

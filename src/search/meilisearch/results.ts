@@ -1,0 +1,114 @@
+/**
+ * Meilisearch hits → the port's SearchHit. The score is Meilisearch's `_rankingScore`; the
+ * per-word matches are rebuilt from `_matchesPosition` (which says where, not how), by
+ * comparing each matched text with the query word's forms, synonyms, prefix and typo
+ * budget. That is coarser than the embedded engine, which knows how each term was planned.
+ */
+import type { QueryWord } from '../analysis/analyzer.js'
+import { isJapanese, normalizeText } from '../analysis/normalize.js'
+import { EXACTNESS } from '../query-plan.js'
+import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchAttribute, type SearchHit } from '../search-engine.js'
+import { typosBetween } from '../typo.js'
+import { katakanaToHiragana, queryForm, TEXT_FIELDS } from './documents.js'
+
+export interface MatchPosition {
+  start: number
+  length: number
+}
+
+export interface MeiliHit {
+  id: string
+  _rankingScore?: number
+  _matchesPosition?: Record<string, MatchPosition[] | undefined>
+  [field: string]: unknown
+}
+
+const FIELD_ATTRIBUTE = new Map<string, { attribute: SearchAttribute, form: 'raw' | 'ja' | 'kana' }>(
+  SEARCH_ATTRIBUTES.flatMap((attribute) => (['raw', 'ja', 'kana'] as const).map((form) => [TEXT_FIELDS[attribute][form], { attribute, form }] as const))
+)
+
+const WORD_AT_START = /^[\p{L}\p{N}\p{M}]+/u
+
+/**
+ * The matched text. Meilisearch documents `start` and `length` in UTF-8 bytes, though some
+ * versions report `length` in characters: a length that would cut a character is read as
+ * characters. The match never extends past the word it starts.
+ */
+export function matchedText (value: string, position: MatchPosition): string {
+  const bytes = Buffer.from(value, 'utf8')
+  const word = WORD_AT_START.exec(bytes.subarray(position.start).toString('utf8'))?.[0] ?? ''
+  const wordBytes = Buffer.from(word, 'utf8')
+  if (position.length >= wordBytes.length) return word
+  const cut = wordBytes.subarray(0, position.length).toString('utf8')
+  return cut.includes('\uFFFD') ? [...word].slice(0, position.length).join('') : cut
+}
+
+interface Found {
+  attribute: SearchAttribute
+  form: 'raw' | 'ja' | 'kana'
+  text: string
+}
+
+/** Every matched text of a hit, with the attribute it is in. */
+export function matchesOf (hit: MeiliHit): Found[] {
+  const found: Found[] = []
+  for (const [field, positions] of Object.entries(hit._matchesPosition ?? {})) {
+    const where = FIELD_ATTRIBUTE.get(field)
+    const value = hit[field]
+    if (where === undefined || typeof value !== 'string' || positions === undefined) continue
+    for (const position of positions) {
+      const text = normalizeText(matchedText(value, position))
+      if (text !== '') found.push({ ...where, text })
+    }
+  }
+  return found
+}
+
+/** How a query word met a matched text, or undefined when it did not. */
+export function classify (word: QueryWord, found: Found, options: { prefix: boolean, synonyms: ReadonlyMap<string, readonly string[]> }): { kind: MatchKind, typos: number } | undefined {
+  const forms = new Set([...word.forms, word.text, queryForm(word)].map(normalizeText).flatMap((f) => [f, katakanaToHiragana(f)]))
+  const text = found.text
+  if (forms.has(text)) return { kind: found.form === 'kana' ? 'reading' : 'exact', typos: 0 }
+  for (const form of forms) {
+    if ((options.synonyms.get(form) ?? []).includes(text)) return { kind: 'synonym', typos: 0 }
+  }
+  if (options.prefix) {
+    for (const form of forms) if (text.startsWith(form)) return { kind: 'prefix', typos: 0 }
+  }
+  let fewest: number | undefined
+  for (const form of forms) {
+    const typos = typosBetween(form, text)
+    if (typos !== undefined && (fewest === undefined || typos < fewest)) fewest = typos
+  }
+  if (fewest !== undefined) return { kind: 'typo', typos: fewest }
+  // Meilisearch segmented a Japanese word, or a bigram of it matched: part of the word.
+  for (const form of forms) {
+    if (isJapanese(form) && (form.includes(text) || text.includes(form))) return { kind: 'bigram', typos: 0 }
+  }
+  return undefined
+}
+
+/** Per query word, its best match (exactness, then typos, then attribute), in query order. */
+export function matchedTokens (hit: MeiliHit, words: readonly QueryWord[], prefixLastWord: boolean, synonyms: ReadonlyMap<string, readonly string[]>): MatchedToken[] {
+  const found = matchesOf(hit)
+  const tokens: MatchedToken[] = []
+  words.forEach((word, index) => {
+    let best: (MatchedToken & { order: number }) | undefined
+    for (const match of found) {
+      const how = classify(word, match, { prefix: prefixLastWord && index === words.length - 1, synonyms })
+      if (how === undefined) continue
+      const order = (EXACTNESS[how.kind] + how.typos) * 10 + SEARCH_ATTRIBUTES.indexOf(match.attribute)
+      if (best === undefined || order < best.order) best = { word: word.text, term: match.text, attribute: match.attribute, kind: how.kind, typos: how.typos, order }
+    }
+    if (best !== undefined) {
+      const { order: _order, ...token } = best
+      tokens.push(token)
+    }
+  })
+  return tokens
+}
+
+export function toSearchHit (hit: MeiliHit, words: readonly QueryWord[], prefixLastWord: boolean, synonyms: ReadonlyMap<string, readonly string[]>): SearchHit {
+  const score = Math.round((hit._rankingScore ?? 0) * 10000) / 10000
+  return { id: hit.id, score, matchedTokens: matchedTokens(hit, words, prefixLastWord, synonyms) }
+}

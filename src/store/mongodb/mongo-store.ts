@@ -1,0 +1,424 @@
+/**
+ * CatalogStore on MongoDB (official driver). Needs a replica set (a single node is enough):
+ * every write is a transaction acknowledged by a majority and journaled, so when the API
+ * answers 201 the service survives a crash of the server or of this process.
+ *
+ * The change feed is a counter, not a change stream. Each write increments
+ * `counters.services` in the same transaction as the document it changes and stamps the
+ * document (or, for a deletion, its tombstone) with the new value. Two transactions that
+ * both increment the counter conflict; the second retries after the first committed, so
+ * sequence order is commit order and a reader that has seen sequence n has seen every
+ * change up to n. `changesSince(seq)` reads only up to the counter it read first, so a
+ * change committing during the read is never skipped. Why not change streams with a resume
+ * token: a token expires with the oplog window (an indexer stopped for longer must rebuild),
+ * a fresh indexer still needs a full scan first, and a token cannot say how far behind the
+ * index is; a counter gives lag, `status` and `reindex` the same numbers as the SQLite
+ * store. Restart after `kill -9` of the API or the indexer loses and duplicates nothing:
+ * a write is committed with its sequence or not at all, and the indexer resumes from the
+ * checkpoint kept with the index (replays are idempotent).
+ */
+import { Long, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
+import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
+import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
+import type { ProbeOutcome } from '../../domain/probe.js'
+import type { ServiceRecord } from '../../domain/service.js'
+import type {
+  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, MonitoringDecision, Page, ProbeCandidate, ProbePage, ServiceChange, ServicePage, ServiceSort
+} from '../catalog-store.js'
+import { mergeFeed, type FeedChange } from './feed.js'
+import {
+  fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
+  type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
+} from './mapping.js'
+
+interface DisplacementDocument { _id: string, displacedBy: string, endpoint: string, ownerId: string | null, reason: string, at: Date }
+import { serviceFilter, serviceSort } from './query.js'
+import { API_KEY_INDEXES, COLLECTIONS, PROBE_INDEXES, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
+
+/** Majority-acknowledged and journaled: an acknowledged write survives a failover and a crash. */
+export const WRITE_CONCERN = { w: 'majority', journal: true } as const
+
+export interface MongoStoreOptions {
+  /** How long an operation waits for a usable server before failing (start, /health). */
+  serverSelectionTimeoutMS?: number
+}
+
+/** The URL without credentials, for messages. */
+export function redactMongoUrl (url: string): string {
+  return url.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/]*@/, '$1***@')
+}
+
+function unavailable (url: string, err: unknown): StoreUnavailableError {
+  const reason = (err as Error).message.split('\n')[0] ?? String(err)
+  return new StoreUnavailableError(`cannot use MongoDB at ${redactMongoUrl(url)} (MONGO_URL): ${reason}`, { cause: err })
+}
+
+const DUPLICATE_KEY = 11000
+const NAMESPACE_EXISTS = 48
+
+/** A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is. */
+function duplicateEndpoint (err: unknown, fallback: string): unknown {
+  if (err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.keyPattern?.endpoint !== undefined) {
+    return new DuplicateEndpointError((err.keyValue?.endpoint as string | undefined) ?? fallback, { cause: err })
+  }
+  return err
+}
+
+export class MongoCatalogStore implements CatalogStore {
+  readonly #client: MongoClient
+  readonly #url: string
+  readonly #services: Collection<ServiceDocument>
+  readonly #tombstones: Collection<TombstoneDocument>
+  readonly #apiKeys: Collection<ApiKeyDocument>
+  readonly #counters: Collection<CounterDocument>
+  readonly #probes: Collection<ProbeDocument>
+  readonly #leases: Collection<LeaseDocument>
+  readonly #displacements: Collection<DisplacementDocument>
+
+  private constructor (client: MongoClient, url: string) {
+    this.#client = client
+    this.#url = url
+    const db = client.db()
+    this.#services = db.collection(COLLECTIONS.services)
+    this.#tombstones = db.collection(COLLECTIONS.tombstones)
+    this.#apiKeys = db.collection(COLLECTIONS.apiKeys)
+    this.#counters = db.collection(COLLECTIONS.counters)
+    this.#probes = db.collection(COLLECTIONS.probes)
+    this.#leases = db.collection(COLLECTIONS.leases)
+    this.#displacements = db.collection(COLLECTIONS.displacements)
+  }
+
+  /**
+   * Connects, checks the server can run transactions, and applies validators and indexes
+   * (idempotent). Fails with StoreUnavailableError naming the server and MONGO_URL.
+   */
+  static async open (url: string, options: MongoStoreOptions = {}): Promise<MongoCatalogStore> {
+    const timeout = options.serverSelectionTimeoutMS ?? 5000
+    let client: MongoClient
+    try {
+      client = new MongoClient(url, {
+        serverSelectionTimeoutMS: timeout,
+        connectTimeoutMS: timeout,
+        writeConcern: WRITE_CONCERN,
+        // Reads see only majority-committed data: the indexer never mirrors a write a failover could roll back.
+        readConcern: { level: 'majority' },
+        appName: 'x402-catalog'
+      })
+      await client.connect()
+    } catch (err) {
+      throw unavailable(url, err)
+    }
+    try {
+      const hello = await client.db('admin').command({ hello: 1 })
+      if (hello.setName === undefined && hello.msg !== 'isdbgrid') {
+        throw new Error('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
+      }
+      await ensureSchema(client.db())
+    } catch (err) {
+      await client.close().catch(() => {})
+      throw unavailable(url, err)
+    }
+    return new MongoCatalogStore(client, url)
+  }
+
+  async #transaction<T> (work: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.#client.startSession()
+    try {
+      return await session.withTransaction(work, { writeConcern: WRITE_CONCERN, readConcern: { level: 'snapshot' } })
+    } finally {
+      await session.endSession()
+    }
+  }
+
+  /** Reserves `count` sequence numbers in the transaction; returns the first. */
+  async #reserve (session: ClientSession, count: number): Promise<number> {
+    const counter = await this.#counters.findOneAndUpdate(
+      { _id: SERVICE_COUNTER_ID },
+      { $inc: { seq: Long.fromNumber(count) } },
+      { session, upsert: true, returnDocument: 'after' }
+    )
+    if (counter === null) throw new Error('the change counter was not returned')
+    return fromLong(counter.seq, 'seq') - count + 1
+  }
+
+  async insertService (record: ServiceRecord): Promise<void> {
+    await this.insertServices([record])
+  }
+
+  async insertServices (records: readonly ServiceRecord[]): Promise<void> {
+    if (records.length === 0) return
+    try {
+      await this.#transaction(async (session) => {
+        const first = await this.#reserve(session, records.length)
+        await this.#services.insertMany(records.map((record, i) => toServiceDocument(record, first + i)), { session, ordered: true })
+        // A service registered again under a deleted id is live, not deleted.
+        await this.#tombstones.deleteMany({ _id: { $in: records.map((r) => r.id) } }, { session })
+      })
+    } catch (err) {
+      throw duplicateEndpoint(err, records[0]?.endpoint ?? '')
+    }
+  }
+
+  async updateService (record: ServiceRecord): Promise<boolean> {
+    try {
+      return await this.#transaction(async (session) => {
+        if (await this.#services.countDocuments({ _id: { $eq: record.id } }, { session, limit: 1 }) === 0) return false
+        const seq = await this.#reserve(session, 1)
+        await this.#services.replaceOne({ _id: { $eq: record.id } }, toServiceDocument(record, seq), { session })
+        return true
+      })
+    } catch (err) {
+      throw duplicateEndpoint(err, record.endpoint)
+    }
+  }
+
+  /** Deletes a service and records a tombstone at a new sequence, in one transaction; false when no service has that id. */
+  async deleteService (id: string): Promise<boolean> {
+    return await this.#transaction(async (session) => await this.#deleteIn(session, id))
+  }
+
+  async #deleteIn (session: ClientSession, id: string): Promise<boolean> {
+    const deleted = await this.#services.findOneAndDelete({ _id: { $eq: id } }, { session })
+    if (deleted === null) return false
+    await this.#probes.deleteMany({ serviceId: { $eq: id } }, { session })
+    const seq = await this.#reserve(session, 1)
+    await this.#tombstones.replaceOne({ _id: id }, { seq: toLong(seq, 'seq'), deletedAt: new Date() }, { session, upsert: true })
+    return true
+  }
+
+  async displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean> {
+    try {
+      return await this.#transaction(async (session) => {
+        const current = await this.#services.findOne({ _id: { $eq: holder.id }, endpoint: { $eq: holder.endpoint } }, { session, projection: { updatedAt: 1 } })
+        if (current === null || current.updatedAt.toISOString() !== holder.updatedAt) return false
+        await this.#deleteIn(session, holder.id)
+        const seq = await this.#reserve(session, 1)
+        await this.#services.insertOne(toServiceDocument(record, seq), { session })
+        await this.#tombstones.deleteOne({ _id: { $eq: record.id } }, { session })
+        await this.#displacements.replaceOne({ _id: displacement.id }, {
+          displacedBy: displacement.displacedBy,
+          endpoint: displacement.endpoint,
+          ownerId: displacement.ownerId,
+          reason: displacement.reason,
+          at: new Date(displacement.at)
+        }, { session, upsert: true })
+        return true
+      })
+    } catch (err) {
+      throw duplicateEndpoint(err, record.endpoint)
+    }
+  }
+
+  async getDisplacement (id: string): Promise<Displacement | null> {
+    const doc = await this.#displacements.findOne({ _id: { $eq: id } })
+    if (doc === null) return null
+    return { id: doc._id, displacedBy: doc.displacedBy, endpoint: doc.endpoint, ownerId: doc.ownerId, reason: doc.reason, at: doc.at.toISOString() }
+  }
+
+  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
+    const doc = await this.#services.findOne({ endpoint: { $eq: endpoint } })
+    return doc === null ? null : fromServiceDocument(doc)
+  }
+
+  async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
+    const query = serviceFilter(filter)
+    // Keyset on _id: each batch is one short query, never a cursor held open across the stream.
+    let after: string | null = null
+    for (;;) {
+      const docs: ServiceDocument[] = await this.#services
+        .find(after === null ? query : { $and: [query, { _id: { $gt: after } }] })
+        .sort({ _id: 1 }).limit(batchSize).toArray()
+      for (const doc of docs) yield fromServiceDocument(doc)
+      if (docs.length < batchSize) return
+      after = (docs[docs.length - 1] as ServiceDocument)._id
+    }
+  }
+
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+    return await this.#transaction(async (session) => {
+      const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })
+      if (doc === null) return null
+      const newest = await this.#probes.findOne({ serviceId: { $eq: serviceId } }, { session, sort: { at: -1 }, projection: { at: 1 } })
+      const at = newest === null ? 1 : fromLong(newest.at, 'at') + 1
+      await this.#probes.insertOne(toProbeDocument(serviceId, at, outcome), { session })
+      // Bounded per service: everything older than the newest PROBE_HISTORY_LIMIT goes.
+      await this.#probes.deleteMany({ serviceId: { $eq: serviceId }, at: { $lte: toLong(Math.max(0, at - PROBE_HISTORY_LIMIT), 'at') } }, { session })
+      const history = (await this.#probes.find({ serviceId: { $eq: serviceId } }, { session, sort: { at: -1 }, limit: PROBE_HISTORY_LIMIT }).toArray())
+        .map((probe): ProbeSummary => ({ checkedAt: probe.checkedAt.toISOString(), answered402: probe.answered402, matched: probe.matched }))
+      const before = fromServiceDocument(doc)
+      const update = decide(before, history)
+      // Search and export read status, trust score and requirements: only their change is a change-feed event.
+      const visible = update.status !== before.status || update.trustScore !== before.trustScore ||
+        JSON.stringify(update.paymentRequirements) !== JSON.stringify(before.paymentRequirements)
+      await this.#services.updateOne({ _id: { $eq: serviceId } }, {
+        $set: {
+          ...(visible ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          status: update.status,
+          trustScore: update.trustScore,
+          uptimeScore: update.uptimeScore,
+          lastChecked: new Date(update.lastChecked),
+          paymentRequirements: update.paymentRequirements,
+          nextProbeAt: nextProbeAt === null ? null : new Date(nextProbeAt)
+        }
+      }, { session })
+      return { ...before, ...update }
+    })
+  }
+
+  async listProbes (serviceId: string, page: Page): Promise<ProbePage> {
+    const [total, docs] = await Promise.all([
+      this.#probes.countDocuments({ serviceId: { $eq: serviceId } }),
+      this.#probes.find({ serviceId: { $eq: serviceId } }).sort({ at: -1 }).skip(page.offset).limit(page.limit).toArray()
+    ])
+    return { items: docs.map(fromProbeDocument), total }
+  }
+
+  async lastProbe (serviceId: string): Promise<ProbeOutcome | null> {
+    const doc = await this.#probes.findOne({ serviceId: { $eq: serviceId } }, { sort: { at: -1 } })
+    return doc === null ? null : fromProbeDocument(doc)
+  }
+
+  async dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]> {
+    const docs = await this.#services.find({
+      $or: [{ nextProbeAt: null }, { nextProbeAt: { $lte: new Date(now) } }],
+      ...(includeSeeded ? {} : { ownerId: { $ne: null } })
+    }, { projection: { _id: 1, endpoint: 1, method: 1, network: 1, paymentAddress: 1, priceAtomic: 1 } })
+      .sort({ nextProbeAt: 1, _id: 1 }).limit(limit).toArray()
+    return docs.map((doc) => ({
+      id: doc._id,
+      endpoint: doc.endpoint,
+      method: doc.method,
+      network: doc.network,
+      paymentAddress: doc.paymentAddress,
+      priceAtomic: fromLong(doc.priceAtomic, 'priceAtomic')
+    }))
+  }
+
+  async markProbeDue (serviceId: string): Promise<boolean> {
+    return (await this.#services.updateOne({ _id: { $eq: serviceId } }, { $set: { nextProbeAt: null } }, { writeConcern: WRITE_CONCERN })).matchedCount === 1
+  }
+
+  async acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    try {
+      // Matches our own lease or an expired one; another holder's live lease matches nothing, and
+      // the upsert then clashes on _id: not ours.
+      await this.#leases.updateOne(
+        { _id: name, $or: [{ holder }, { expiresAt: { $lte: toLong(now, 'now') } }] },
+        { $set: { holder, expiresAt: toLong(now + ttlMs, 'expiresAt') } },
+        { upsert: true, writeConcern: WRITE_CONCERN }
+      )
+      return true
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false
+      throw err
+    }
+  }
+
+  async releaseLease (name: string, holder: string): Promise<void> {
+    await this.#leases.deleteOne({ _id: name, holder }, { writeConcern: WRITE_CONCERN })
+  }
+
+  async getService (id: string): Promise<ServiceRecord | null> {
+    const doc = await this.#services.findOne({ _id: { $eq: id } })
+    return doc === null ? null : fromServiceDocument(doc)
+  }
+
+  async getServices (ids: readonly string[]): Promise<ServiceRecord[]> {
+    if (ids.length === 0) return []
+    const docs = await this.#services.find({ _id: { $in: [...ids] } }).toArray()
+    const byId = new Map(docs.map((doc) => [doc._id, fromServiceDocument(doc)]))
+    return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+
+  async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
+    const query = serviceFilter(filter)
+    const [total, docs] = await Promise.all([
+      this.#services.countDocuments(query),
+      this.#services.find(query).sort(serviceSort(sort)).skip(page.offset).limit(page.limit).toArray()
+    ])
+    return { items: docs.map(fromServiceDocument), total }
+  }
+
+  async countServices (): Promise<number> {
+    return await this.#services.countDocuments({})
+  }
+
+  async countByCategory (): Promise<Map<string, number>> {
+    const rows = await this.#services.aggregate<{ _id: string, n: number }>([{ $group: { _id: '$category', n: { $sum: 1 } } }]).toArray()
+    return new Map(rows.map((row) => [row._id, row.n]))
+  }
+
+  /**
+   * Changes after `afterSeq`, oldest first; a deleted service is a tombstone (`service:
+   * null`). Typed as the port's current ServiceChange until the port's tombstone shape lands
+   * (see feed.ts); without deleteService there are no tombstones, so every entry has a service.
+   */
+  async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
+    return await this.feedSince(afterSeq, limit)
+  }
+
+  async feedSince (afterSeq: number, limit: number): Promise<FeedChange[]> {
+    // Everything up to the counter read here has committed (sequence order is commit order).
+    const upTo = await this.latestSeq()
+    if (upTo <= afterSeq) return []
+    const range = { seq: { $gt: toLong(afterSeq, 'afterSeq'), $lte: toLong(upTo, 'seq') } }
+    const [services, tombstones] = await Promise.all([
+      this.#services.find(range).sort({ seq: 1 }).limit(limit).toArray(),
+      this.#tombstones.find(range).sort({ seq: 1 }).limit(limit).toArray()
+    ])
+    return mergeFeed(services, tombstones, limit)
+  }
+
+  async latestSeq (): Promise<number> {
+    const counter = await this.#counters.findOne({ _id: SERVICE_COUNTER_ID })
+    return counter === null ? 0 : fromLong(counter.seq, 'seq')
+  }
+
+  async insertApiKey (key: ApiKeyRecord): Promise<void> {
+    await this.#apiKeys.insertOne(toApiKeyDocument(key))
+  }
+
+  async listApiKeys (): Promise<ApiKeyRecord[]> {
+    return (await this.#apiKeys.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map(fromApiKeyDocument)
+  }
+
+  async revokeApiKey (id: string, at: string): Promise<boolean> {
+    const result = await this.#apiKeys.updateOne({ _id: { $eq: id }, revokedAt: null }, { $set: { revokedAt: new Date(at) } })
+    return result.modifiedCount === 1
+  }
+
+  async findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null> {
+    const doc = await this.#apiKeys.findOne({ hash: { $eq: hash }, revokedAt: null })
+    return doc === null ? null : fromApiKeyDocument(doc)
+  }
+
+  async ping (): Promise<void> {
+    try {
+      await this.#client.db().command({ ping: 1 })
+    } catch (err) {
+      throw unavailable(this.#url, err)
+    }
+  }
+
+  async close (): Promise<void> {
+    await this.#client.close()
+  }
+}
+
+/** Creates the collections with their validators (or updates the validators) and the indexes. */
+async function ensureSchema (db: Db): Promise<void> {
+  for (const [name, validator] of Object.entries(VALIDATORS)) {
+    try {
+      await db.createCollection(name, { validator, validationLevel: 'strict', validationAction: 'error' })
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === NAMESPACE_EXISTS)) throw err
+      await db.command({ collMod: name, validator, validationLevel: 'strict', validationAction: 'error' })
+    }
+  }
+  await db.collection(COLLECTIONS.services).createIndexes(serviceIndexes())
+  await db.collection(COLLECTIONS.tombstones).createIndexes(TOMBSTONE_INDEXES)
+  await db.collection(COLLECTIONS.apiKeys).createIndexes(API_KEY_INDEXES)
+  await db.collection(COLLECTIONS.probes).createIndexes(PROBE_INDEXES)
+  await db.collection<CounterDocument>(COLLECTIONS.counters).updateOne(
+    { _id: SERVICE_COUNTER_ID }, { $setOnInsert: { seq: Long.ZERO } }, { upsert: true })
+}

@@ -1,0 +1,109 @@
+/**
+ * docker-compose.yml, the Dockerfile and the CI workflow, checked without Docker: structure,
+ * pinned images, health checks, start order, and that the environment they give the app is
+ * what src/config.ts reads and accepts.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'tap'
+import { parse } from 'yaml'
+import { loadConfig } from '../src/config.js'
+import { PROJECT_ROOT } from '../src/paths.js'
+
+interface Service {
+  image?: string
+  build?: unknown
+  command?: string[]
+  environment?: Record<string, string>
+  ports?: string[]
+  volumes?: string[]
+  depends_on?: Record<string, { condition: string }>
+  healthcheck?: { test: string[] | string }
+}
+
+const read = (path: string): string => readFileSync(join(PROJECT_ROOT, path), 'utf8')
+const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service>, volumes: Record<string, unknown> }
+const services = compose.services
+
+/** The variables src/config.ts reads. */
+const configVariables = new Set([...read('src/config.ts').matchAll(/env\.([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1] as string))
+
+/** Compose's ${VAR:?message} and ${VAR:-default} resolved with the given environment. */
+function interpolate (value: string, env: Record<string, string>): string {
+  return value.replace(/\$\{([A-Z_]+)(?::[?-]([^}]*))?\}/g, (_, name: string) => env[name] ?? '')
+}
+
+test('the four services, each with a health check', async (t) => {
+  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo'])
+  for (const [name, service] of Object.entries(services)) {
+    t.ok(service.healthcheck?.test !== undefined && service.healthcheck.test.length > 0, `${name} has a health check`)
+    t.ok(service.image !== undefined, `${name} names its image`)
+  }
+})
+
+test('third-party images are pinned; ours are built from the Dockerfile', async (t) => {
+  for (const name of ['mongo', 'meilisearch']) {
+    const image = services[name]?.image ?? ''
+    t.match(image, /^[\w./-]+:v?\d+\.\d+(\.\d+)?$/, `${name}: ${image} has a version tag`)
+  }
+  t.equal(services.meilisearch?.image, 'getmeili/meilisearch:v1.35.0')
+  for (const name of ['api', 'indexer']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
+  const ci = parse(read('.github/workflows/ci.yml')) as { jobs: { test: { services: { meilisearch: { image: string } }, steps: Array<{ run?: string }>, env: Record<string, string> } } }
+  t.equal(ci.jobs.test.services.meilisearch.image, services.meilisearch?.image, 'CI tests against the Meilisearch version compose runs')
+  t.ok(ci.jobs.test.steps.some((step) => step.run?.includes(services.mongo?.image ?? '?') === true), 'and the MongoDB version')
+  t.match(ci.jobs.test.env, { MONGO_URL: /^mongodb:\/\/127\.0\.0\.1:27017\/\w+\?replicaSet=rs0$/, MEILI_URL: 'http://127.0.0.1:7700' }, 'CI sets the variables that turn the contract suites on')
+  t.ok(ci.jobs.test.steps.some((step) => step.run === '.ci/run'), 'CI runs the whole suite')
+})
+
+test('MongoDB is a single-node replica set the compose file initiates itself', async (t) => {
+  const mongo = services.mongo as Service
+  t.same(mongo.command?.slice(0, 2), ['--replSet', 'rs0'])
+  const check = [mongo.healthcheck?.test].flat().join(' ')
+  t.match(check, /rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/, 'the health check initiates the set')
+  t.match(check, /isWritablePrimary/, 'and is healthy only once this node can take writes')
+  t.ok(mongo.volumes?.some((v) => v.endsWith(':/data/db')), 'data on a volume')
+  t.ok(services.meilisearch?.volumes?.some((v) => v.endsWith(':/meili_data')), 'Meilisearch data on a volume')
+  for (const volume of [...(mongo.volumes ?? []), ...(services.meilisearch?.volumes ?? [])]) t.ok(volume.split(':')[0] as string in compose.volumes, `${volume} is declared`)
+})
+
+test('start order waits for healthy dependencies', async (t) => {
+  for (const name of ['api', 'indexer']) {
+    for (const dependency of ['mongo', 'meilisearch']) t.equal(services[name]?.depends_on?.[dependency]?.condition, 'service_healthy', `${name} waits for ${dependency}`)
+  }
+  t.equal(services.indexer?.depends_on?.api?.condition, 'service_healthy', 'the indexer starts after the API seeded the store')
+})
+
+test('the app reads every variable compose sets, and accepts the values', async (t) => {
+  const secrets = { MEILI_MASTER_KEY: 'compose-test-master-key-0123456789' }
+  t.match(services.meilisearch?.environment?.MEILI_MASTER_KEY, /^\$\{MEILI_MASTER_KEY:\?/, 'the master key comes from the environment, required')
+  for (const name of ['api', 'indexer']) {
+    const environment = services[name]?.environment ?? {}
+    for (const variable of Object.keys(environment)) t.ok(configVariables.has(variable), `${name}: ${variable} is read by src/config.ts`)
+    const env = Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(String(v), secrets)]))
+    const config = loadConfig(env)
+    t.match(config, {
+      store: { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' },
+      search: { kind: 'meilisearch', url: 'http://meilisearch:7700', apiKey: secrets.MEILI_MASTER_KEY },
+      indexer: 'external'
+    }, `${name}: the scaled topology`)
+    t.equal(env.MEILI_MASTER_KEY, secrets.MEILI_MASTER_KEY, `${name} shares Meilisearch's key`)
+  }
+  const api = loadConfig(Object.fromEntries(Object.entries(services.api?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), secrets)])))
+  t.equal(api.host, '0.0.0.0', 'the API listens beyond the container')
+  t.same(services.api?.ports, [`${api.port}:${api.port}`], 'and is published on port 3000')
+  t.equal(api.port, 3000)
+  t.equal(api.seed, 'demo', 'with the demo catalog')
+  t.same(services.indexer?.command, ['node', 'dist/indexer/cli.js', 'watch'])
+})
+
+test('the Dockerfile is multi-stage, runs the built server unprivileged; .dockerignore keeps local state out', async (t) => {
+  const dockerfile = read('Dockerfile')
+  t.ok((dockerfile.match(/^FROM /gm) ?? []).length >= 2, 'a build stage and a runtime stage')
+  t.match(dockerfile, /^FROM node:\d+[\w.-]* AS runtime$/m)
+  t.match(dockerfile, /^COPY --from=build \/app\/dist dist$/m, 'the runtime gets the compiled output only')
+  t.match(dockerfile, /^USER node$/m)
+  t.match(dockerfile, /^CMD \["node", "dist\/src\/server\.js"\]$/m)
+  t.match(dockerfile, /^COPY fixtures fixtures$/m, 'the demo catalog ships')
+  const ignored = read('.dockerignore').split('\n')
+  for (const path of ['node_modules', 'dist', 'data', '.git']) t.ok(ignored.includes(path), `${path} stays out of the build context`)
+})

@@ -1,0 +1,275 @@
+/**
+ * The CatalogStore contract, written once and run against every adapter whose server is
+ * configured (catalog-store.test.ts). It checks the port's documented behaviour with the
+ * demo catalog, comparing every list against a reference computed here.
+ */
+import type { Test } from 'tap'
+import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
+import type { ServiceRecord } from '../../src/domain/service.js'
+import { DuplicateEndpointError } from '../../src/errors.js'
+import { SORT_FIELDS, type CatalogFilter, type CatalogStore, type ServiceSort } from '../../src/store/catalog-store.js'
+import { nameSortKey } from '../../src/store/sqlite-store.js'
+import { payToKey } from '../../src/domain/pay-to.js'
+
+/** Opens a fresh, empty store, closed and removed when `t` ends. */
+export type OpenStore = (t: Test) => Promise<CatalogStore>
+
+const NOW = '2025-03-04T05:06:07.089Z'
+export const demoRecords = (): ServiceRecord[] => seedRecords(readSeedFile('demo'), NOW)
+
+function sortValue (record: ServiceRecord, sort: ServiceSort): string | number {
+  switch (sort.field) {
+    case 'price': return record.priceAtomic
+    case 'trustScore': return record.trustScore
+    case 'name': return nameSortKey(record.name)
+    case 'createdAt': return record.createdAt
+  }
+}
+
+const compare = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** What listServices must return: filtered, ordered by the field then the id, both in the sort's direction. */
+export function referenceList (records: readonly ServiceRecord[], filter: CatalogFilter, sort: ServiceSort): string[] {
+  const direction = sort.order === 'asc' ? 1 : -1
+  return records
+    .filter((r) => (filter.category === undefined || r.category === filter.category) &&
+      (filter.status === undefined || r.status === filter.status) &&
+      (filter.chain === undefined || r.supportedChains.includes(filter.chain)) &&
+      (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic) &&
+      (filter.payTo === undefined || payToKey(r.paymentAddress) === payToKey(filter.payTo)))
+    .sort((a, b) => direction * (compare(sortValue(a, sort), sortValue(b, sort)) || compare(a.id, b.id)))
+    .map((r) => r.id)
+}
+
+export function catalogStoreContract (t: Test, open: OpenStore): void {
+  t.test('insert, get and getServices', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    t.equal(await store.countServices(), 0, 'a fresh store is empty')
+    await store.insertService(records[0] as ServiceRecord)
+    await store.insertServices(records.slice(1))
+    for (const record of records) t.same(await store.getService(record.id), record, `${record.id} round-trips field for field`)
+    t.equal(await store.getService('svc_aaaaaaaaaaaaaaaaaaaaaaaa'), null, 'unknown id → null')
+    const ids = [records[5], records[2], records[9]].map((r) => (r as ServiceRecord).id)
+    t.same((await store.getServices([ids[0] as string, 'svc_missing', ...ids.slice(1)])).map((r) => r.id), ids, 'in the order asked, unknown ids left out')
+    t.same(await store.getServices([]), [])
+    t.equal(await store.countServices(), records.length)
+    const byCategory = new Map<string, number>()
+    for (const r of records) byCategory.set(r.category, (byCategory.get(r.category) ?? 0) + 1)
+    t.same(Object.fromEntries(await store.countByCategory()), Object.fromEntries(byCategory))
+    await t.resolves(store.ping())
+  })
+
+  t.test('a taken endpoint is a DuplicateEndpointError and changes nothing', async (t) => {
+    const store = await open(t)
+    const [first, second] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertService(first)
+    const latest = await store.latestSeq()
+    const clash = { ...second, endpoint: first.endpoint }
+    await t.rejects(store.insertService(clash), DuplicateEndpointError)
+    t.equal(await store.getService(clash.id), null)
+    t.equal(await store.latestSeq(), latest, 'a refused write takes no sequence')
+    t.same(await store.getService(first.id), first, 'the registered service is untouched')
+  })
+
+  t.test('insertServices is all or nothing', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    await store.insertService(a)
+    await t.rejects(store.insertServices([b, { ...c, endpoint: a.endpoint }]), DuplicateEndpointError)
+    t.equal(await store.getService(b.id), null, 'the valid record of a refused batch is not stored')
+    t.equal(await store.countServices(), 1)
+  })
+
+  t.test('listServices: every filter × sort × order against the reference, with paging', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const chains = [...new Set(records.flatMap((r) => r.supportedChains))]
+    const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
+    const median = prices[Math.floor(prices.length / 2)] as number
+    const filters: CatalogFilter[] = [
+      {},
+      { category: (records[0] as ServiceRecord).category },
+      { status: 'verified' },
+      { status: 'inactive' },
+      { chain: chains[0] as string },
+      { chain: chains.at(-1) as string },
+      { maxPriceAtomic: median },
+      { maxPriceAtomic: prices[0] as number },
+      { category: 'weather', status: 'verified', maxPriceAtomic: median },
+      { category: 'no-such-category' }
+    ]
+    for (const filter of filters) {
+      for (const field of SORT_FIELDS) {
+        for (const order of ['asc', 'desc'] as const) {
+          const sort = { field, order }
+          const expected = referenceList(records, filter, sort)
+          const all = await store.listServices(filter, sort, { limit: 100, offset: 0 })
+          const label = `${JSON.stringify(filter)} by ${field} ${order}`
+          t.same(all.items.map((r) => r.id), expected, label)
+          t.equal(all.total, expected.length, `${label}: total`)
+        }
+      }
+    }
+    // Pages of 7 walk the same order, each with the full total.
+    const sort: ServiceSort = { field: 'price', order: 'asc' }
+    const walked: string[] = []
+    for (let offset = 0; ; offset += 7) {
+      const page = await store.listServices({}, sort, { limit: 7, offset })
+      t.equal(page.total, records.length)
+      walked.push(...page.items.map((r) => r.id))
+      if (page.items.length < 7) break
+    }
+    t.same(walked, referenceList(records, {}, sort), 'paging is stable')
+    t.same((await store.listServices({}, sort, { limit: 5, offset: 10_000 })).items, [], 'past the end: an empty page')
+  })
+
+  t.test('the change feed: every change once, in order, from any checkpoint', async (t) => {
+    const store = await open(t)
+    t.equal(await store.latestSeq(), 0)
+    t.same(await store.changesSince(0, 10), [])
+    const records = demoRecords()
+    await store.insertServices(records.slice(0, 30))
+    for (const record of records.slice(30, 35)) await store.insertService(record)
+    const latest = await store.latestSeq()
+    const feed = await store.changesSince(0, 1000)
+    t.equal(feed.length, 35)
+    t.same(feed.map((c) => c.service?.id).sort(), records.slice(0, 35).map((r) => r.id).sort(), 'every service once')
+    t.ok(feed.every((c, i) => i === 0 || c.seq > (feed[i - 1] as { seq: number }).seq), 'strictly increasing sequences')
+    t.equal(feed.at(-1)?.seq, latest, 'latestSeq is the last change')
+    t.same(feed.at(-1)?.service, records[34], 'with the service as it is now')
+    const walked: number[] = []
+    let checkpoint = 0
+    for (;;) {
+      const batch = await store.changesSince(checkpoint, 8)
+      t.ok(batch.length <= 8, 'at most limit changes')
+      if (batch.length === 0) break
+      walked.push(...batch.map((c) => c.seq))
+      checkpoint = batch.at(-1)?.seq ?? checkpoint
+    }
+    t.same(walked, feed.map((c) => c.seq), 'walking in batches from each checkpoint sees the same feed')
+    t.same(await store.changesSince(latest, 10), [], 'nothing after the latest')
+    await store.insertService(records[35] as ServiceRecord)
+    const next = await store.changesSince(latest, 10)
+    t.same(next.map((c) => c.service?.id), [(records[35] as ServiceRecord).id], 'a new write appears after the old checkpoint')
+    t.ok((next[0]?.seq ?? 0) > latest)
+  })
+
+  t.test('deletions are tombstones in the feed', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const before = await store.latestSeq()
+    t.equal(await store.deleteService(a.id), true)
+    t.equal(await store.deleteService(a.id), false, 'deleting twice: nothing to delete')
+    t.equal(await store.getService(a.id), null)
+    t.equal(await store.countServices(), 1)
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service]), [[a.id, null]], 'a tombstone: the id, no service')
+    t.ok((changes[0]?.seq ?? 0) > before)
+    const all = await store.changesSince(0, 10)
+    t.same(all.map((c) => [c.id, c.service?.id ?? null]), [[b.id, b.id], [a.id, null]], 'from the start: b live, a deleted (its newest state)')
+    await store.insertService({ ...a })
+    t.same(await store.getService(a.id), a, 'a deleted endpoint can be registered again')
+  })
+
+  t.test('updates replace the service as a new change', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const before = await store.latestSeq()
+    const changed: ServiceRecord = { ...a, name: 'Renamed service', method: 'POST', supportedChains: [a.network, 'eip155:999999'], paymentRequirements: [{ scheme: 'exact', network: a.network, amount: '1000', asset: '0xasset', payTo: a.paymentAddress, maxTimeoutSeconds: 60, extra: { name: 'USDC' } }] }
+    t.equal(await store.updateService(changed), true)
+    t.same(await store.getService(a.id), changed, 'every field is replaced, method and payment requirements included')
+    t.same((await store.listServices({ chain: 'eip155:999999' }, { field: 'name', order: 'asc' }, { limit: 10, offset: 0 })).items.map((r) => r.id), [a.id], 'chain filters follow the update')
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service?.name]), [[a.id, 'Renamed service']], 'the update is one new change')
+    await t.rejects(store.updateService({ ...b, endpoint: a.endpoint }), DuplicateEndpointError, 'an update cannot take another service\'s endpoint')
+    t.equal(await store.updateService({ ...a, id: 'svc_nobody' }), false, 'no service, no update')
+  })
+
+  t.test('API keys: hashes only, revocation at once', async (t) => {
+    const store = await open(t)
+    const key = (n: number): { id: string, name: string, hash: string, createdAt: string, revokedAt: null } =>
+      ({ id: `key_${String(n).padStart(16, '0')}`, name: `owner ${n}`, hash: String(n).repeat(64).slice(0, 64), createdAt: `2025-01-0${n}T00:00:00.000Z`, revokedAt: null })
+    await store.insertApiKey(key(2))
+    await store.insertApiKey(key(1))
+    t.same(await store.listApiKeys(), [key(1), key(2)], 'listed by creation time')
+    t.same(await store.findActiveApiKeyByHash(key(1).hash), key(1))
+    t.equal(await store.findActiveApiKeyByHash('f'.repeat(64)), null)
+    t.equal(await store.revokeApiKey(key(1).id, '2025-02-01T00:00:00.000Z'), true)
+    t.equal(await store.revokeApiKey(key(1).id, '2025-02-02T00:00:00.000Z'), false, 'an already revoked key')
+    t.equal(await store.revokeApiKey('key_unknown', '2025-02-02T00:00:00.000Z'), false)
+    t.equal(await store.findActiveApiKeyByHash(key(1).hash), null, 'a revoked key no longer authenticates')
+    t.same((await store.listApiKeys())[0], { ...key(1), revokedAt: '2025-02-01T00:00:00.000Z' })
+  })
+  t.test('streamServices: every match once, in id order, across batch boundaries', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const walk = async (filter: CatalogFilter, batch: number): Promise<string[]> => {
+      const ids: string[] = []
+      for await (const record of store.streamServices(filter, batch)) ids.push(record.id)
+      return ids
+    }
+    const byId = { field: 'createdAt', order: 'asc' } as const
+    const sortedIds = (filter: CatalogFilter): string[] => referenceList(records, filter, byId).sort()
+    t.same(await walk({}, 7), sortedIds({}), 'batches of 7')
+    t.same(await walk({}, records.length), sortedIds({}), 'one exact batch')
+    t.same(await walk({}, 1000), sortedIds({}))
+    const payTo = (records[3] as ServiceRecord).paymentAddress
+    for (const filter of [{ status: 'verified' as const }, { category: 'weather' }, { chain: 'eip155:8453' }, { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }]) {
+      t.same(await walk(filter, 5), sortedIds(filter), JSON.stringify(filter))
+    }
+    t.same(await walk({ category: 'no-such-category' }, 5), [])
+  })
+
+  t.test('listServices filters by payTo: EVM case-insensitively, others exactly', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const sort = { field: 'createdAt', order: 'desc' } as const
+    for (const record of records.slice(0, 12)) {
+      for (const payTo of [record.paymentAddress, record.paymentAddress.toLowerCase(), record.paymentAddress.toUpperCase().replace(/^0X/, '0x')]) {
+        const page = await store.listServices({ payTo }, sort, { limit: 100, offset: 0 })
+        t.same(page.items.map((r) => r.id), referenceList(records, { payTo }, sort), `${payTo}`)
+      }
+    }
+    t.equal((await store.listServices({ payTo: '0x.*' }, sort, { limit: 10, offset: 0 })).total, 0, 'a pattern is not a wildcard')
+  })
+
+  t.test('findServiceByEndpoint and displaceService', async (t) => {
+    const store = await open(t)
+    const [holder, other] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([holder, other])
+    t.same(await store.findServiceByEndpoint(holder.endpoint), holder)
+    t.equal(await store.findServiceByEndpoint('https://nobody.example/x'), null)
+    const newcomer: ServiceRecord = { ...other, id: 'svc_zzzzzzzzzzzzzzzzzzzzzzzz', endpoint: holder.endpoint, paymentAddress: '0x2222222222222222222222222222222222222222' }
+    const displacement = { id: holder.id, displacedBy: newcomer.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: 'the live payTo matched', at: '2025-03-05T00:00:00.000Z' }
+    const stale = { ...holder, updatedAt: '2024-01-01T00:00:00.000Z' }
+    t.equal(await store.displaceService(stale, newcomer, displacement), false, 'a holder changed since it was read is not displaced')
+    t.same(await store.getService(holder.id), holder)
+    t.equal(await store.getService(newcomer.id), null)
+    t.equal(await store.getDisplacement(holder.id), null)
+
+    const before = await store.latestSeq()
+    t.equal(await store.displaceService(holder, newcomer, displacement), true)
+    t.equal(await store.getService(holder.id), null)
+    t.same(await store.findServiceByEndpoint(holder.endpoint), newcomer)
+    t.same(await store.getDisplacement(holder.id), displacement)
+    t.equal(await store.getDisplacement(other.id), null)
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service === null]), [[holder.id, true], [newcomer.id, false]], 'a tombstone, then the newcomer, both new changes')
+    t.equal(await store.displaceService(holder, { ...newcomer, id: 'svc_yyyyyyyyyyyyyyyyyyyyyyyy' }, displacement), false, 'gone holder')
+  })
+
+  t.test('deleting the newest service is a change after it', async (t) => {
+    const store = await open(t)
+    const records = demoRecords().slice(0, 3)
+    await store.insertServices(records)
+    const seen = await store.latestSeq()
+    await store.deleteService((records[2] as ServiceRecord).id)
+    t.same((await store.changesSince(seen, 10)).map((c) => [c.id, c.service]), [[(records[2] as ServiceRecord).id, null]], 'an indexer at the old head sees the deletion')
+  })
+}

@@ -1,0 +1,158 @@
+/**
+ * The SearchEngine contract, written once and run against every engine whose server is
+ * configured (search-engine.test.ts): apply and its checkpoint, idempotent replays, older
+ * documents ignored, search with filters, sorts and paging, Japanese readings, rebuild with
+ * an atomic swap.
+ */
+import type { Test } from 'tap'
+import { toSearchDocument } from '../../indexer/search-document.js'
+import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
+import type { ServiceRecord } from '../../src/domain/service.js'
+import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
+import type { JapaneseTokenizer } from '../../src/search/analysis/tokenizer.js'
+import { SEARCH_ATTRIBUTES, type SearchDocument, type SearchEngine, type SearchQuery } from '../../src/search/search-engine.js'
+import type { ServiceFilter } from '../../src/store/catalog-store.js'
+
+export interface EngineHarness {
+  /** Opens a fresh, empty engine, closed and removed when `t` ends. */
+  open: (t: Test) => Promise<SearchEngine>
+  tokenizer: JapaneseTokenizer
+  /** Whether apply() honours `removedIds` (the port's agreed deletion, port-changes.md). */
+  removals: boolean
+}
+
+const records = seedRecords(readSeedFile('demo'), '2025-03-04T05:06:07.089Z')
+const byId = new Map(records.map((r) => [r.id, r]))
+
+function query (q: string, overrides: Partial<SearchQuery> = {}): SearchQuery {
+  return { words: splitQueryWords(q), filter: {}, page: { limit: 100, offset: 0 }, prefixLastWord: false, ...overrides }
+}
+
+function documents (tokenizer: JapaneseTokenizer, list: readonly ServiceRecord[] = records, firstSeq = 1): SearchDocument[] {
+  return list.map((r, i) => toSearchDocument(r, firstSeq + i, tokenizer))
+}
+
+function matches (record: ServiceRecord, filter: ServiceFilter): boolean {
+  return (filter.category === undefined || record.category === filter.category) &&
+    (filter.status === undefined || record.status === filter.status) &&
+    (filter.chain === undefined || record.supportedChains.includes(filter.chain)) &&
+    (filter.maxPriceAtomic === undefined || record.priceAtomic <= filter.maxPriceAtomic)
+}
+
+export function searchEngineContract (t: Test, harness: EngineHarness): void {
+  const { open, tokenizer } = harness
+
+  t.test('apply: documents and checkpoint together; replays and older documents are harmless', async (t) => {
+    const engine = await open(t)
+    t.same(await engine.stats(), { documents: 0, checkpoint: 0 }, 'a fresh engine is empty')
+    const v0 = await engine.version()
+    const docs = documents(tokenizer)
+    await engine.apply(docs.slice(0, 20), 20)
+    t.same(await engine.stats(), { documents: 20, checkpoint: 20 })
+    t.equal(await engine.checkpoint(), 20)
+    const v1 = await engine.version()
+    t.not(v1, v0, 'the version changes when documents are applied')
+    await engine.apply(docs.slice(0, 20), 20)
+    t.same(await engine.stats(), { documents: 20, checkpoint: 20 }, 'replaying a batch changes nothing')
+    await engine.apply(docs.slice(20), docs.length)
+    await engine.apply(docs.slice(0, 5), 5)
+    t.same(await engine.stats(), { documents: docs.length, checkpoint: docs.length }, 'the checkpoint never moves back')
+
+    const [record] = records as [ServiceRecord]
+    const newer = toSearchDocument({ ...record, name: 'Zyxwvut Newname' }, 500, tokenizer)
+    const older = toSearchDocument({ ...record, name: 'Zyxwvut Oldname' }, 400, tokenizer)
+    await engine.apply([newer], 500)
+    await engine.apply([older], 400)
+    t.equal((await engine.search(query('newname'))).total, 1, 'the newer document is indexed')
+    t.equal((await engine.search(query('oldname'))).total, 0, 'an older document never overwrites a newer one')
+    t.equal(await engine.checkpoint(), 500)
+  })
+
+  t.test('removedIds deletes services', async (t) => {
+    if (!harness.removals) {
+      t.pass('removedIds', { skip: 'this engine does not take removedIds yet (port-changes.md; lands with issue 6)' })
+      return
+    }
+    const engine = await open(t)
+    const docs = documents(tokenizer)
+    await engine.apply(docs, docs.length)
+    const gone = (docs[0] as SearchDocument).id
+    const apply = engine.apply.bind(engine) as (d: readonly SearchDocument[], c: number, removed?: readonly string[]) => Promise<void>
+    await apply([], docs.length + 1, [gone, 'svc_never_indexed'])
+    t.same(await engine.stats(), { documents: docs.length - 1, checkpoint: docs.length + 1 }, 'unknown ids are ignored')
+    const name = (byId.get(gone) as ServiceRecord).name
+    t.notOk((await engine.search(query(name))).hits.some((h) => h.id === gone), 'a removed service is not found')
+    await apply([], docs.length + 1, [gone])
+    t.equal((await engine.stats()).documents, docs.length - 1, 'replaying a removal is harmless')
+  })
+
+  t.test('search: hits, scores, matched tokens, filters, sorts, paging', async (t) => {
+    const engine = await open(t)
+    await engine.apply(documents(tokenizer), records.length)
+    const weather = await engine.search(query('weather'))
+    t.ok(weather.hits.length > 0 && weather.total >= weather.hits.length, 'weather services are found')
+    t.ok(weather.hits.slice(0, 3).every((h) => byId.get(h.id)?.category === 'weather'), 'the top hits are weather services')
+    for (const hit of weather.hits) {
+      t.ok(hit.score >= 0 && hit.score <= 1, 'score in [0, 1]')
+      for (const m of hit.matchedTokens) {
+        t.equal(m.word, 'weather')
+        t.ok(SEARCH_ATTRIBUTES.includes(m.attribute))
+      }
+    }
+    t.ok(weather.hits.every((h, i) => i === 0 || h.score <= (weather.hits[i - 1]?.score ?? 1)), 'relevance order: scores do not increase')
+    t.ok(weather.hits.some((h) => h.matchedTokens.length > 0), 'matched tokens say what matched')
+
+    const reading = await engine.search(query('てんき'))
+    t.ok(reading.hits.some((h) => byId.get(h.id)?.name.includes('天気') === true), 'てんき finds 天気 (readings)')
+    t.ok((await engine.search(query('天気'))).hits.some((h) => byId.get(h.id)?.category === 'weather'), '天気 finds weather services')
+    t.ok((await engine.search(query('wether'))).hits.some((h) => byId.get(h.id)?.category === 'weather'), 'a typo still finds them')
+    t.same(await engine.search(query('zzqqxxyy')), { total: 0, hits: [] }, 'no match: nothing')
+
+    const chain = (records[0] as ServiceRecord).supportedChains[0] as string
+    const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
+    const filters: ServiceFilter[] = [
+      { category: 'weather' }, { status: 'verified' }, { chain }, { maxPriceAtomic: prices[Math.floor(prices.length / 2)] as number },
+      { category: 'weather', status: 'verified' }, { category: 'x" OR category = "finance' }
+    ]
+    for (const filter of filters) {
+      const result = await engine.search(query('api', { filter }))
+      t.ok(result.hits.every((h) => matches(byId.get(h.id) as ServiceRecord, filter)), `every hit satisfies ${JSON.stringify(filter)}`)
+      const unfiltered = (await engine.search(query('api'))).hits.filter((h) => matches(byId.get(h.id) as ServiceRecord, filter)).map((h) => h.id).sort()
+      t.same(result.hits.map((h) => h.id).sort(), unfiltered, `and no match is lost to ${JSON.stringify(filter)}`)
+    }
+
+    const byPrice = await engine.search(query('api', { sort: { field: 'price', order: 'asc' } }))
+    const priced = byPrice.hits.map((h) => (byId.get(h.id) as ServiceRecord).priceAtomic)
+    t.ok(priced.length > 5 && priced.every((p, i) => i === 0 || p >= (priced[i - 1] as number)), 'an explicit sort orders the matches')
+    const first = await engine.search(query('api', { sort: { field: 'price', order: 'asc' }, page: { limit: 4, offset: 0 } }))
+    const second = await engine.search(query('api', { sort: { field: 'price', order: 'asc' }, page: { limit: 4, offset: 4 } }))
+    t.same([...first.hits, ...second.hits].map((h) => h.id), byPrice.hits.slice(0, 8).map((h) => h.id), 'pages continue each other')
+  })
+
+  t.test('rebuild: searches use the old index until the swap; the checkpoint comes with it', async (t) => {
+    const engine = await open(t)
+    await engine.apply(documents(tokenizer), records.length)
+    const before = await engine.search(query('weather'))
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const few = records.filter((r) => r.category !== 'weather').slice(0, 10)
+    async function * batches (): AsyncGenerator<SearchDocument[]> {
+      yield documents(tokenizer, few)
+      await gate
+    }
+    const rebuilding = engine.rebuild(batches(), 1000)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    t.same((await engine.search(query('weather'))).total, before.total, 'mid-rebuild, the complete old index answers')
+    release()
+    await rebuilding
+    t.same(await engine.stats(), { documents: few.length, checkpoint: 1000 }, 'after the swap: the new documents and checkpoint')
+    t.equal((await engine.search(query('weather'))).hits.filter((h) => byId.get(h.id)?.category === 'weather').length, 0)
+
+    async function * failing (): AsyncGenerator<SearchDocument[]> {
+      yield documents(tokenizer, records.slice(0, 3))
+      throw new Error('the store went away')
+    }
+    await t.rejects(engine.rebuild(failing(), 2000), /the store went away/)
+    t.same(await engine.stats(), { documents: few.length, checkpoint: 1000 }, 'a failed rebuild leaves the live index alone')
+  })
+}
