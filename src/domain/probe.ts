@@ -50,3 +50,4 @@ export interface ProbeOutcome {
 export interface EndpointProber {
   probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome>
 }
+
