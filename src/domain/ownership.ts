@@ -5,7 +5,7 @@
  * accepts, by the prober's match rule (src/domain/probe-match.ts).
  */
 import { matchRequirements, shortAddress } from './probe-match.js'
-import type { PaymentRequirement, ProbeOutcome, ProbeTarget } from './probe.js'
+import { probeTargetOf, type PaymentRequirement, type ProbeOutcome } from './probe.js'
 import type { ServiceRecord } from './service.js'
 
 export type OwnershipDecision =
@@ -13,16 +13,6 @@ export type OwnershipDecision =
   | { kind: 'takeover', reason: string }
   /** The holder keeps the endpoint; `reason` says why (for the 409). */
   | { kind: 'refuse', reason: string }
-
-export function probeTargetOf (record: ServiceRecord): ProbeTarget {
-  return {
-    endpoint: record.endpoint,
-    method: record.method,
-    network: record.network,
-    paymentAddress: record.paymentAddress,
-    priceAtomic: record.priceAtomic
-  }
-}
 
 function describe (requirement: PaymentRequirement): string {
   return `payTo ${shortAddress(requirement.payTo)}, amount ${requirement.amount} on ${requirement.network}`
