@@ -20,12 +20,24 @@ export interface NetworkEntry {
   family: 'evm' | 'svm'
   /** USDC token address on this network, when the x402 packages know it. */
   usdc: string | null
+  /**
+   * EVM only: the USDC contract's EIP-712 domain name and version, which x402's exact scheme
+   * puts in `extra` (a payer signs against them), when the x402 packages know them.
+   */
+  usdcEip712?: { name: string, version: string }
 }
 
-interface Asset { asset: string, symbol: string }
+interface Asset { asset: string, symbol: string, name?: string, version?: string }
 
 function usdcOf (assets: Record<string, readonly Asset[]>, id: string): string | null {
   return assets[id]?.find((a) => a.symbol === 'USDC')?.asset ?? null
+}
+
+function evmEntry (id: string, v1Name: string | null, assets: Record<string, readonly Asset[]>): NetworkEntry {
+  const usdc = assets[id]?.find((a) => a.symbol === 'USDC')
+  const entry: NetworkEntry = { id, v1Name, family: 'evm', usdc: usdc?.asset ?? null }
+  if (usdc?.name !== undefined && usdc.version !== undefined) entry.usdcEip712 = { name: usdc.name, version: usdc.version }
+  return entry
 }
 
 export function buildNetworkTable (): NetworkEntry[] {
@@ -34,10 +46,10 @@ export function buildNetworkTable (): NetworkEntry[] {
   const byId = new Map<string, NetworkEntry>()
   for (const [name, chainId] of Object.entries(EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)) {
     const id = `eip155:${chainId}`
-    byId.set(id, { id, v1Name: name, family: 'evm', usdc: usdcOf(evmAssets, id) })
+    byId.set(id, evmEntry(id, name, evmAssets))
   }
   for (const id of Object.keys(evmAssets)) {
-    if (!byId.has(id)) byId.set(id, { id, v1Name: null, family: 'evm', usdc: usdcOf(evmAssets, id) })
+    if (!byId.has(id)) byId.set(id, evmEntry(id, null, evmAssets))
   }
   for (const [name, id] of Object.entries(V1_TO_V2_NETWORK_MAP as Record<string, string>)) {
     byId.set(id, { id, v1Name: name, family: 'svm', usdc: usdcOf(svmAssets, id) })

@@ -13,6 +13,8 @@ import proberPlugin from './plugins/prober.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
+import discoveryRoutes from './routes/discovery.js'
+import exportRoutes from './routes/export.js'
 import healthRoutes from './routes/health.js'
 import mcpRoutes from './routes/mcp.js'
 import pageRoutes from './routes/page.js'
@@ -58,6 +60,8 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
   await app.register(searchRoutes)
+  await app.register(exportRoutes)
+  await app.register(discoveryRoutes)
   await app.register(mcpRoutes)
   await app.register(pageRoutes)
   return app

@@ -38,6 +38,29 @@ export class DuplicateEndpointError extends CatalogError {
   }
 }
 
+/** An endpoint held by another listing that the endpoint's live 402 answer does not let this registration take over. */
+export class EndpointTakenError extends CatalogError {
+  readonly field = 'endpoint'
+
+  constructor (reason: string) {
+    super(`endpoint: ${reason}`, 'DUPLICATE_ENDPOINT', 409)
+  }
+}
+
+/** A service removed because another registration of its endpoint matched the endpoint's live answer. */
+export class ServiceDisplacedError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'SERVICE_DISPLACED', 404)
+  }
+}
+
+/** Authenticated, but the key does not own what it asks to change. */
+export class ForbiddenError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'FORBIDDEN', 403)
+  }
+}
+
 export class UnauthorizedError extends CatalogError {
   constructor (message: string) {
     super(message, 'UNAUTHORIZED', 401)

@@ -156,3 +156,14 @@ test('writes are majority-acknowledged and journaled; credentials never reach a 
   t.equal(redactMongoUrl('mongodb+srv://u:p@cluster.example.net/cat'), 'mongodb+srv://***@cluster.example.net/cat')
   t.equal(redactMongoUrl('mongodb://mongo:27017/catalog'), 'mongodb://mongo:27017/catalog')
 })
+
+test('the payTo filter: EVM case-insensitive and anchored, Solana exact, never a pattern', async (t) => {
+  const evm = serviceFilter({ payTo: '0x6A8607afb7ac96d2c8a3e1b44560ff101b34550B' }) as { paymentAddress: { $regex: string, $options: string } }
+  t.same(evm, { paymentAddress: { $regex: '^0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b$', $options: 'i' } })
+  const regex = new RegExp(evm.paymentAddress.$regex, evm.paymentAddress.$options)
+  t.ok(regex.test('0x6a8607AFB7AC96D2C8A3E1B44560FF101B34550B'))
+  t.notOk(regex.test('0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b0'))
+  const hostile = serviceFilter({ payTo: '0x.*' }) as { paymentAddress: { $regex: string } }
+  t.notOk(new RegExp(hostile.paymentAddress.$regex, 'i').test('0x1111'), 'metacharacters are escaped')
+  t.same(serviceFilter({ payTo: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }), { paymentAddress: { $eq: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' } })
+})

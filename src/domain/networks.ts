@@ -9,6 +9,8 @@ export interface Network {
   v1Name: string | null
   family: 'evm' | 'svm'
   usdc: string | null
+  /** EVM: the USDC contract's EIP-712 domain (x402 `extra.name`/`extra.version`). */
+  usdcEip712?: { name: string, version: string }
 }
 
 export const NETWORKS: readonly Network[] = table as Network[]

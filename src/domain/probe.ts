@@ -4,6 +4,7 @@
  * registration. The prober (src/prober/) produces these; ownership, status and export read them.
  */
 import type { HttpMethod } from './http-method.js'
+import type { ServiceRecord } from './service.js'
 
 /** One `accepts` entry, v2 shape; v1 answers are converted (maxAmountRequired → amount, network → CAIP-2). */
 export interface PaymentRequirement {
@@ -28,6 +29,10 @@ export interface ProbeTarget {
   priceAtomic: number
 }
 
+export function probeTargetOf (service: Pick<ServiceRecord, keyof ProbeTarget>): ProbeTarget {
+  return { endpoint: service.endpoint, method: service.method, network: service.network, paymentAddress: service.paymentAddress, priceAtomic: service.priceAtomic }
+}
+
 export interface ProbeOutcome {
   /** ISO time the probe started. */
   checkedAt: string
@@ -50,3 +55,4 @@ export interface ProbeOutcome {
 export interface EndpointProber {
   probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome>
 }
+

@@ -7,18 +7,24 @@ import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
 import { isCategoryId } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
-import { CURRENCIES, findCurrency, parseDecimal } from './money.js'
+import { CURRENCIES, findCurrency, formatAtomic, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
+import { canonicalEndpoint, MAX_ENDPOINT_LENGTH } from './endpoint-url.js'
 
-export const MAX_ENDPOINT_LENGTH = 2048
+export { MAX_ENDPOINT_LENGTH }
+/**
+ * Raw endpoint input bound: the 2048-character limit applies to the canonical form, which
+ * can be shorter (%7E → ~) or longer (non-ASCII is percent-encoded) than what was sent.
+ */
+export const MAX_ENDPOINT_INPUT_LENGTH = 4 * MAX_ENDPOINT_LENGTH
 export const MAX_EXTRA_CHAINS = 16
 
 export const RegistrationBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Counted in characters, not bytes' }),
   description: Type.String({ minLength: 1, maxLength: 2000 }),
-  endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_LENGTH, description: 'Absolute http(s) URL of the paid endpoint' }),
+  endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_INPUT_LENGTH, description: `Absolute http(s) URL of the paid endpoint; at most ${MAX_ENDPOINT_LENGTH} characters in canonical form` }),
   method: Type.Optional(HttpMethodEnum),
   category: Type.String({ minLength: 1, maxLength: 64, description: 'An id from GET /api/categories' }),
   pricing: Type.Object({
@@ -96,19 +102,9 @@ function checkAllWellFormed (value: unknown, path: string): void {
   }
 }
 
-/** Canonical endpoint URL (lower-case host, no default port), or a ValidationError. */
+/** Canonical endpoint URL (see src/domain/endpoint-url.ts), or a ValidationError naming `endpoint`. */
 export function normalizeEndpoint (value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ValidationError('endpoint', 'must be an absolute http(s) URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('endpoint', 'must use http or https')
-  if (url.hostname === '') throw new ValidationError('endpoint', 'must name a host')
-  if (url.username !== '' || url.password !== '') throw new ValidationError('endpoint', 'must not contain credentials')
-  if (url.hash !== '') throw new ValidationError('endpoint', 'must not contain a fragment')
-  return url.href
+  return canonicalEndpoint(value)
 }
 
 /** Canonical CAIP-2 id for a network name or id, or a ValidationError naming `field`. */
@@ -173,4 +169,67 @@ export function buildServiceRecord (
     createdAt,
     updatedAt: identity.now
   }
+}
+
+const RegistrationProperties = RegistrationBodySchema.properties
+
+/**
+ * PATCH /api/services/:id: what an owner may change. The name and the endpoint stay (a new
+ * endpoint is a new registration: delete and register, so ownership is decided again).
+ * `pricing` and `x402Config` merge field by field; `supportedChains` replaces the extra chains.
+ */
+export const ServicePatchSchema = Type.Object({
+  description: Type.Optional(RegistrationProperties.description),
+  method: Type.Optional(RegistrationProperties.method),
+  category: Type.Optional(RegistrationProperties.category),
+  pricing: Type.Optional(Type.Partial(RegistrationProperties.pricing, { additionalProperties: false, minProperties: 1 })),
+  x402Config: Type.Optional(Type.Partial(RegistrationProperties.x402Config, { additionalProperties: false, minProperties: 1 })),
+  supportedChains: RegistrationProperties.supportedChains
+}, { additionalProperties: false, minProperties: 1 })
+export type ServicePatch = Static<typeof ServicePatchSchema>
+
+/** The registration body a stored record corresponds to (its extra chains, its price as a decimal string). */
+export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
+  return {
+    name: record.name,
+    description: record.description,
+    endpoint: record.endpoint,
+    method: record.method,
+    category: record.category,
+    pricing: { currency: record.currency, pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6), freeQuota: record.freeQuota },
+    x402Config: { paymentAddress: record.paymentAddress, network: record.network },
+    supportedChains: record.supportedChains.slice(1)
+  }
+}
+
+/**
+ * Applies an owner's change with the registration's own rules (buildServiceRecord), keeping
+ * identity, creation time and monitoring figures. When something the probe checks changed
+ * (method, network, chains, payment address, price), `reprobe` is true, and a verified service
+ * is unverified again and forgets its probed requirements until a probe matches the new terms.
+ */
+export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, now: string): { record: ServiceRecord, reprobe: boolean } {
+  const current = registrationBodyOf(record)
+  const body: RegistrationBody = {
+    ...current,
+    description: patch.description ?? current.description,
+    method: patch.method ?? current.method,
+    category: patch.category ?? current.category,
+    pricing: { ...current.pricing, ...patch.pricing },
+    x402Config: { ...current.x402Config, ...patch.x402Config },
+    supportedChains: patch.supportedChains ?? current.supportedChains
+  }
+  const monitoring: MonitoringState = {
+    status: record.status,
+    uptimeScore: record.uptimeScore,
+    lastChecked: record.lastChecked,
+    txCount: record.txCount,
+    totalRevenue: record.totalRevenue
+  }
+  const next = buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt)
+  const reprobe = next.method !== record.method || next.network !== record.network || next.priceAtomic !== record.priceAtomic ||
+    next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
+  if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }
+  const status = record.status === 'verified' ? 'unverified' : record.status
+  return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status }), paymentRequirements: null }, reprobe }
 }

@@ -3,8 +3,7 @@
  * on-demand probes (app.prober.probeService) share, so the lifecycle is applied once.
  */
 import { applyProbe, failurePeriodFor } from '../domain/lifecycle.js'
-import type { EndpointProber, ProbeOutcome, ProbeTarget } from '../domain/probe.js'
-import type { ServiceRecord } from '../domain/service.js'
+import { probeTargetOf, type EndpointProber, type ProbeOutcome, type ProbeTarget } from '../domain/probe.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
 /** Share of the interval a scheduled probe moves by at random, so services registered together spread out. */
@@ -14,10 +13,6 @@ export const JITTER = 0.1
 export function nextProbeTime (checkedAtMs: number, intervalMs: number, random: () => number = Math.random): string | null {
   if (intervalMs <= 0) return null
   return new Date(checkedAtMs + intervalMs * (1 + JITTER * (2 * random() - 1))).toISOString()
-}
-
-export function targetOf (service: Pick<ServiceRecord, 'endpoint' | 'method' | 'network' | 'paymentAddress' | 'priceAtomic'>): ProbeTarget {
-  return { endpoint: service.endpoint, method: service.method, network: service.network, paymentAddress: service.paymentAddress, priceAtomic: service.priceAtomic }
 }
 
 export class ServiceMonitor {
@@ -38,6 +33,6 @@ export class ServiceMonitor {
   async probeService (id: string): Promise<ProbeOutcome | null> {
     const service = await this.store.getService(id)
     if (service === null) return null
-    return await this.probeAndRecord(id, targetOf(service))
+    return await this.probeAndRecord(id, probeTargetOf(service))
   }
 }

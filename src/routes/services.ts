@@ -1,12 +1,15 @@
-/** /api/services: list, detail, status and registration. */
+/** /api/services: list, detail, status, registration (with endpoint ownership), owner changes and re-probes. */
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
-import { buildServiceRecord, RegistrationBodySchema } from '../domain/registration.js'
+import { decideOwnership } from '../domain/ownership.js'
+import { probeTargetOf } from '../domain/probe.js'
+import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
 import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
-import { NotFoundError } from '../errors.js'
+import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { splitQueryWords } from '../search/analysis/analyzer.js'
 import { searchServices } from '../search/service-search.js'
@@ -16,11 +19,52 @@ const IdParams = Type.Object({ id: Type.String({ description: `Service id (${SER
 
 const ProbesQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: ListQueryProperties.offset }, { additionalProperties: false })
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The service an owner-only route acts on, loaded and checked by ownedService. */
+    ownedService: ServiceRecord | null
+  }
+}
+
 const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function findService (id: string): Promise<ServiceRecord> {
     const record = await app.store.getService(id)
-    if (record === null) throw new NotFoundError(`service ${id} not found`)
-    return record
+    if (record !== null) return record
+    // A displaced service's owner learns why it is gone, not just that it is.
+    const displaced = await app.store.getDisplacement(id)
+    if (displaced !== null) {
+      throw new ServiceDisplacedError(`service ${id} was removed on ${displaced.at}: ${displaced.displacedBy} took over ${displaced.endpoint} because ${displaced.reason}`)
+    }
+    throw new NotFoundError(`service ${id} not found`)
+  }
+
+  app.decorateRequest('ownedService', null)
+
+  /**
+   * Owner-only routes: after authentication, before the body is validated, so other keys get
+   * 403 and unknown ids 404 whatever they send. Any id no service has is a 404, whatever its shape.
+   */
+  async function ownedService (request: FastifyRequest): Promise<void> {
+    const { id } = request.params as { id: string }
+    const record = await findService(id)
+    if (record.ownerId === null || record.ownerId !== request.ownerId) {
+      throw new ForbiddenError(`service ${id} belongs to another API key`)
+    }
+    request.ownedService = record
+  }
+
+  /** Stores a registration whose endpoint is taken, when the endpoint's live answer says it owns it. */
+  async function takeOver (record: ServiceRecord): Promise<void> {
+    const holder = await app.store.findServiceByEndpoint(record.endpoint)
+    // The holder went away between the insert and this read: try again as a plain registration.
+    if (holder === null) return await app.store.insertService(record)
+    const decision = decideOwnership(record, holder, await app.prober.probe(probeTargetOf(record)))
+    if (decision.kind === 'refuse') throw new EndpointTakenError(decision.reason)
+    const displaced = await app.store.displaceService(holder, record, {
+      id: holder.id, displacedBy: record.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: decision.reason, at: record.createdAt
+    })
+    if (!displaced) throw new EndpointTakenError(`${holder.endpoint} is listed by ${holder.id}, which changed while ownership was being decided; try again`)
+    app.log.info({ serviceId: record.id, displaced: holder.id }, 'endpoint taken over')
   }
 
   app.get('/api/services', {
@@ -97,15 +141,79 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Register a paid endpoint (Bearer API key)',
       security: [{ bearerAuth: [] }],
       body: RegistrationBodySchema,
+      description: 'An endpoint another listing holds is probed: a registration matching its live 402 answer (payTo, price, network) takes it over from one that does not; otherwise 409.',
       response: { 201: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema }
     }
   }, async (request, reply) => {
     const record = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
-    await app.store.insertService(record)
+    try {
+      await app.store.insertService(record)
+    } catch (err) {
+      if (!(err instanceof DuplicateEndpointError)) throw err
+      await takeOver(record)
+    }
     app.searchIndex.indexer.notify()
     app.prober.enqueue(record.id)
     void reply.code(201).header('location', `/api/services/${record.id}`)
     return toService(record)
+  })
+
+  const ownerOnly = {
+    // Authenticate before the body is parsed; check ownership before it is validated.
+    onRequest: app.authenticate,
+    preValidation: ownedService
+  }
+
+  app.patch('/api/services/:id', {
+    ...ownerOnly,
+    schema: {
+      tags: ['services'],
+      summary: 'Change description, category, method, pricing or payment config (owner\'s key)',
+      description: 'Validated by the registration rules. A change to what the probe checks (method, network, chains, payTo, price) makes a verified service unverified until a probe matches again, and queues that probe.',
+      security: [{ bearerAuth: [] }],
+      params: IdParams,
+      body: ServicePatchSchema,
+      response: { 200: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema }
+    }
+  }, async (request) => {
+    const { record, reprobe } = applyServicePatch(request.ownedService as ServiceRecord, request.body, new Date().toISOString())
+    if (!await app.store.updateService(record)) throw new NotFoundError(`service ${record.id} not found`)
+    app.searchIndex.indexer.notify()
+    if (reprobe) app.prober.enqueue(record.id)
+    return toService(record)
+  })
+
+  app.delete('/api/services/:id', {
+    ...ownerOnly,
+    schema: {
+      tags: ['services'],
+      summary: 'Remove a service (owner\'s key)',
+      security: [{ bearerAuth: [] }],
+      params: IdParams,
+      response: { 204: Type.Null(), 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
+    }
+  }, async (request, reply) => {
+    const { id } = request.ownedService as ServiceRecord
+    if (!await app.store.deleteService(id)) throw new NotFoundError(`service ${id} not found`)
+    app.searchIndex.indexer.notify()
+    return await reply.code(204).send(null)
+  })
+
+  app.post('/api/services/:id/probe', {
+    ...ownerOnly,
+    schema: {
+      tags: ['services'],
+      summary: 'Probe the endpoint now, record the probe and apply the status rules (owner\'s key)',
+      security: [{ bearerAuth: [] }],
+      params: IdParams,
+      response: { 200: ProbeSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
+    }
+  }, async (request) => {
+    const { id } = request.ownedService as ServiceRecord
+    const outcome = await app.prober.probeService(id)
+    if (outcome === null) throw new NotFoundError(`service ${id} not found`)
+    app.searchIndex.indexer.notify()
+    return toProbeView(outcome)
   })
 }
 

@@ -17,6 +17,27 @@ export interface ServiceFilter {
   maxPriceAtomic?: number
 }
 
+/** A listing filter the store (not the search engine) understands: also by payment address. */
+export interface CatalogFilter extends ServiceFilter {
+  /** Registered payment address; EVM addresses compare case-insensitively, others exactly. */
+  payTo?: string
+}
+
+/** Why a listing was removed in favour of another registration of its endpoint. */
+export interface Displacement {
+  /** Id of the removed service. */
+  id: string
+  /** Id of the service that took the endpoint over. */
+  displacedBy: string
+  endpoint: string
+  /** Owner of the removed service (who needs to know why). */
+  ownerId: string | null
+  /** Human reason, e.g. which payTo the endpoint's live 402 answer named. */
+  reason: string
+  /** ISO time. */
+  at: string
+}
+
 export const SORT_FIELDS = ['price', 'trustScore', 'name', 'createdAt'] as const
 export type SortField = typeof SORT_FIELDS[number]
 export type SortOrder = 'asc' | 'desc'
@@ -82,10 +103,26 @@ export interface CatalogStore {
   updateService (record: ServiceRecord): Promise<boolean>
   /** Removes a service, leaving a tombstone in the change feed; false when no service has that id. */
   deleteService (id: string): Promise<boolean>
+  /**
+   * Atomically removes `holder` (leaving a tombstone and a displacement record) and stores
+   * `record` in its place. False, changing nothing, when the holder is gone or was changed
+   * since it was read (its updatedAt differs): the caller's decision is then stale.
+   */
+  displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean>
+  /** Why a service was displaced, when it was; null otherwise. */
+  getDisplacement (id: string): Promise<Displacement | null>
   getService (id: string): Promise<ServiceRecord | null>
+  /** The service listed at this (canonical) endpoint, if any. */
+  findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null>
   getServices (ids: readonly string[]): Promise<ServiceRecord[]>
   /** Filtered, sorted page; ties are broken by id so paging is stable. */
-  listServices (filter: ServiceFilter, sort: ServiceSort, page: Page): Promise<ServicePage>
+  listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage>
+  /**
+   * Every matching service in id order, read in keyset-paginated batches of `batchSize`, so a
+   * consumer holds one batch at a time (the export streams 100k services in constant memory).
+   * Batches are separate reads: a write during the walk may or may not be seen.
+   */
+  streamServices (filter: CatalogFilter, batchSize?: number): AsyncIterable<ServiceRecord>
   countServices (): Promise<number>
   countByCategory (): Promise<Map<string, number>>
 

@@ -12,10 +12,14 @@ import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../domain/lifecycle.js'
 import type { PaymentRequirement, ProbeOutcome } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
+import { payToKey } from '../domain/pay-to.js'
 import type {
-  ApiKeyRecord, CatalogStore, MonitoringDecision, Page, ProbeCandidate, ProbePage, ServiceChange, ServiceFilter,
-  ServicePage, ServiceSort, SortField
+  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, MonitoringDecision, Page, ProbeCandidate, ProbePage,
+  ServiceChange, ServicePage, ServiceSort, SortField
 } from './catalog-store.js'
+
+/** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
+const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
 
 /**
  * One index per filter column and sort order, so "category=x sorted by price" walks the
@@ -68,6 +72,15 @@ CREATE INDEX IF NOT EXISTS services_name ON services(name_sort, id);
 CREATE INDEX IF NOT EXISTS services_created ON services(created_at, id);
 CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
 ${FILTER_SORT_INDEXES}
+CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
+CREATE TABLE IF NOT EXISTS service_displacements (
+  id TEXT PRIMARY KEY,
+  displaced_by TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  owner_id TEXT,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+) STRICT;
 CREATE TABLE IF NOT EXISTS probes (
   id INTEGER PRIMARY KEY,
   service_id TEXT NOT NULL,
@@ -214,6 +227,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #insertMany: (records: readonly ServiceRecord[]) => void
   readonly #updateOne: (record: ServiceRecord) => boolean
   readonly #deleteOne: (id: string) => boolean
+  readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
@@ -261,10 +275,22 @@ export class SqliteCatalogStore implements CatalogStore {
       return true
     })
     this.#deleteOne = this.#db.transaction((id: string): boolean => {
+      // Taken before the row goes: deleting the newest service would otherwise hand its tombstone
+      // the service's own seq, which the indexer has already passed, and search would keep it.
+      const seq = (this.#statement(`SELECT ${NEXT_SEQ} AS seq`).get() as { seq: number }).seq
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(id)
       if (this.#statement('DELETE FROM services WHERE id = ?').run(id).changes === 0) return false
       this.#statement('DELETE FROM probes WHERE service_id = ?').run(id)
-      this.#statement(`INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ${NEXT_SEQ})`).run(id)
+      this.#statement('INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ?)').run(id, seq)
+      return true
+    })
+    this.#displaceOne = this.#db.transaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
+      const current = this.#statement('SELECT updated_at FROM services WHERE id = ? AND endpoint = ?').get(holder.id, holder.endpoint) as { updated_at: string } | undefined
+      if (current?.updated_at !== holder.updatedAt) return false
+      this.#deleteOne(holder.id)
+      this.#insertOne(record)
+      this.#statement('INSERT OR REPLACE INTO service_displacements (id, displaced_by, endpoint, owner_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
       return true
     })
     this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
@@ -357,6 +383,22 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.#deleteOne(id)
   }
 
+  async displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean> {
+    return this.#displaceOne(holder, record, displacement)
+  }
+
+  async getDisplacement (id: string): Promise<Displacement | null> {
+    const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as
+      { id: string, displaced_by: string, endpoint: string, owner_id: string | null, reason: string, at: string } | undefined
+    if (row === undefined) return null
+    return { id: row.id, displacedBy: row.displaced_by, endpoint: row.endpoint, ownerId: row.owner_id, reason: row.reason, at: row.at }
+  }
+
+  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
+    const row = this.#statement('SELECT * FROM services WHERE endpoint = ?').get(endpoint) as ServiceRow | undefined
+    return row === undefined ? null : fromRow(row)
+  }
+
   async insertServices (records: readonly ServiceRecord[]): Promise<void> {
     this.#insertMany(records)
     // A bulk load changes the data's shape: refresh the planner's statistics.
@@ -376,17 +418,24 @@ export class SqliteCatalogStore implements CatalogStore {
     return ids.flatMap((id) => byId.get(id) ?? [])
   }
 
-  async listServices (filter: ServiceFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
+  /** WHERE conditions and their parameters for a filter. */
+  #where (filter: CatalogFilter): { where: string[], params: Record<string, string | number> } {
     const where: string[] = []
     const params: Record<string, string | number> = {}
     if (filter.category !== undefined) { where.push('category = @category'); params.category = filter.category }
     if (filter.status !== undefined) { where.push('status = @status'); params.status = filter.status }
     if (filter.maxPriceAtomic !== undefined) { where.push('price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
+    if (filter.payTo !== undefined) { where.push(`${PAY_TO_KEY_SQL} = @payTo`); params.payTo = payToKey(filter.payTo) }
     if (filter.chain !== undefined) {
       // Correlated, so SQLite can walk the sort index and stop once the page is full.
       where.push('EXISTS (SELECT 1 FROM service_chains c WHERE c.chain = @chain AND c.service_id = services.id)')
       params.chain = filter.chain
     }
+    return { where, params }
+  }
+
+  async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
+    const { where, params } = this.#where(filter)
     const whereSql = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`
     const direction = sort.order === 'asc' ? 'ASC' : 'DESC'
     // The id tie-breaker follows the same direction so a descending walk is the exact reverse.
@@ -397,11 +446,25 @@ export class SqliteCatalogStore implements CatalogStore {
     return { items: rows.map(fromRow), total }
   }
 
+  async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
+    const { where, params } = this.#where(filter)
+    // Keyset on the primary key: each batch is one short read, never an open cursor, so
+    // writes and other reads on this connection go on between batches.
+    const statement = this.#statement(`SELECT * FROM services WHERE ${[...where, 'id > @after'].join(' AND ')} ORDER BY id LIMIT @batch`)
+    let after = ''
+    for (;;) {
+      const rows = statement.all({ ...params, after, batch: batchSize }) as ServiceRow[]
+      for (const row of rows) yield fromRow(row)
+      if (rows.length < batchSize) return
+      after = (rows[rows.length - 1] as ServiceRow).id
+    }
+  }
+
   /**
    * The count behind X-Total-Count. With a chain filter it starts from that chain's rows
    * (every service has one per chain), instead of probing the chain for every service.
    */
-  #countSql (filter: ServiceFilter, where: string[]): string {
+  #countSql (filter: CatalogFilter, where: string[]): string {
     if (filter.chain === undefined) return `SELECT COUNT(*) AS n FROM services ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}`
     const others = where.filter((condition) => !condition.startsWith('EXISTS'))
     if (others.length === 0) return 'SELECT COUNT(*) AS n FROM service_chains WHERE chain = @chain'

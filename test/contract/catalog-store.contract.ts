@@ -8,8 +8,9 @@ import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import type { ProbeOutcome } from '../../src/domain/probe.js'
 import { DuplicateEndpointError } from '../../src/errors.js'
-import { SORT_FIELDS, type CatalogStore, type ServiceFilter, type ServiceSort } from '../../src/store/catalog-store.js'
+import { SORT_FIELDS, type CatalogFilter, type CatalogStore, type ServiceSort } from '../../src/store/catalog-store.js'
 import { nameSortKey } from '../../src/store/sqlite-store.js'
+import { payToKey } from '../../src/domain/pay-to.js'
 
 /** Opens a fresh, empty store, closed and removed when `t` ends. */
 export type OpenStore = (t: Test) => Promise<CatalogStore>
@@ -29,13 +30,14 @@ function sortValue (record: ServiceRecord, sort: ServiceSort): string | number {
 const compare = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /** What listServices must return: filtered, ordered by the field then the id, both in the sort's direction. */
-export function referenceList (records: readonly ServiceRecord[], filter: ServiceFilter, sort: ServiceSort): string[] {
+export function referenceList (records: readonly ServiceRecord[], filter: CatalogFilter, sort: ServiceSort): string[] {
   const direction = sort.order === 'asc' ? 1 : -1
   return records
     .filter((r) => (filter.category === undefined || r.category === filter.category) &&
       (filter.status === undefined || r.status === filter.status) &&
       (filter.chain === undefined || r.supportedChains.includes(filter.chain)) &&
-      (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic))
+      (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic) &&
+      (filter.payTo === undefined || payToKey(r.paymentAddress) === payToKey(filter.payTo)))
     .sort((a, b) => direction * (compare(sortValue(a, sort), sortValue(b, sort)) || compare(a.id, b.id)))
     .map((r) => r.id)
 }
@@ -87,7 +89,7 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     const chains = [...new Set(records.flatMap((r) => r.supportedChains))]
     const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
     const median = prices[Math.floor(prices.length / 2)] as number
-    const filters: ServiceFilter[] = [
+    const filters: CatalogFilter[] = [
       {},
       { category: (records[0] as ServiceRecord).category },
       { status: 'verified' },
@@ -264,5 +266,74 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), false, 'only the holder releases')
     await store.releaseLease('prober', 'two')
     t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), true, 'released: free at once')
+  })
+
+  t.test('streamServices: every match once, in id order, across batch boundaries', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const walk = async (filter: CatalogFilter, batch: number): Promise<string[]> => {
+      const ids: string[] = []
+      for await (const record of store.streamServices(filter, batch)) ids.push(record.id)
+      return ids
+    }
+    const byId = { field: 'createdAt', order: 'asc' } as const
+    const sortedIds = (filter: CatalogFilter): string[] => referenceList(records, filter, byId).sort()
+    t.same(await walk({}, 7), sortedIds({}), 'batches of 7')
+    t.same(await walk({}, records.length), sortedIds({}), 'one exact batch')
+    t.same(await walk({}, 1000), sortedIds({}))
+    const payTo = (records[3] as ServiceRecord).paymentAddress
+    for (const filter of [{ status: 'verified' as const }, { category: 'weather' }, { chain: 'eip155:8453' }, { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }]) {
+      t.same(await walk(filter, 5), sortedIds(filter), JSON.stringify(filter))
+    }
+    t.same(await walk({ category: 'no-such-category' }, 5), [])
+  })
+
+  t.test('listServices filters by payTo: EVM case-insensitively, others exactly', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const sort = { field: 'createdAt', order: 'desc' } as const
+    for (const record of records.slice(0, 12)) {
+      for (const payTo of [record.paymentAddress, record.paymentAddress.toLowerCase(), record.paymentAddress.toUpperCase().replace(/^0X/, '0x')]) {
+        const page = await store.listServices({ payTo }, sort, { limit: 100, offset: 0 })
+        t.same(page.items.map((r) => r.id), referenceList(records, { payTo }, sort), `${payTo}`)
+      }
+    }
+    t.equal((await store.listServices({ payTo: '0x.*' }, sort, { limit: 10, offset: 0 })).total, 0, 'a pattern is not a wildcard')
+  })
+
+  t.test('findServiceByEndpoint and displaceService', async (t) => {
+    const store = await open(t)
+    const [holder, other] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([holder, other])
+    t.same(await store.findServiceByEndpoint(holder.endpoint), holder)
+    t.equal(await store.findServiceByEndpoint('https://nobody.example/x'), null)
+    const newcomer: ServiceRecord = { ...other, id: 'svc_zzzzzzzzzzzzzzzzzzzzzzzz', endpoint: holder.endpoint, paymentAddress: '0x2222222222222222222222222222222222222222' }
+    const displacement = { id: holder.id, displacedBy: newcomer.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: 'the live payTo matched', at: '2025-03-05T00:00:00.000Z' }
+    const stale = { ...holder, updatedAt: '2024-01-01T00:00:00.000Z' }
+    t.equal(await store.displaceService(stale, newcomer, displacement), false, 'a holder changed since it was read is not displaced')
+    t.same(await store.getService(holder.id), holder)
+    t.equal(await store.getService(newcomer.id), null)
+    t.equal(await store.getDisplacement(holder.id), null)
+
+    const before = await store.latestSeq()
+    t.equal(await store.displaceService(holder, newcomer, displacement), true)
+    t.equal(await store.getService(holder.id), null)
+    t.same(await store.findServiceByEndpoint(holder.endpoint), newcomer)
+    t.same(await store.getDisplacement(holder.id), displacement)
+    t.equal(await store.getDisplacement(other.id), null)
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service === null]), [[holder.id, true], [newcomer.id, false]], 'a tombstone, then the newcomer, both new changes')
+    t.equal(await store.displaceService(holder, { ...newcomer, id: 'svc_yyyyyyyyyyyyyyyyyyyyyyyy' }, displacement), false, 'gone holder')
+  })
+
+  t.test('deleting the newest service is a change after it', async (t) => {
+    const store = await open(t)
+    const records = demoRecords().slice(0, 3)
+    await store.insertServices(records)
+    const seen = await store.latestSeq()
+    await store.deleteService((records[2] as ServiceRecord).id)
+    t.same((await store.changesSince(seen, 10)).map((c) => [c.id, c.service]), [[(records[2] as ServiceRecord).id, null]], 'an indexer at the old head sees the deletion')
   })
 }

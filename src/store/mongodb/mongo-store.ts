@@ -23,13 +23,15 @@ import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.j
 import type { ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import type {
-  ApiKeyRecord, CatalogStore, MonitoringDecision, Page, ProbeCandidate, ProbePage, ServiceChange, ServiceFilter, ServicePage, ServiceSort
+  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, MonitoringDecision, Page, ProbeCandidate, ProbePage, ServiceChange, ServicePage, ServiceSort
 } from '../catalog-store.js'
 import { mergeFeed, type FeedChange } from './feed.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
   type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
+
+interface DisplacementDocument { _id: string, displacedBy: string, endpoint: string, ownerId: string | null, reason: string, at: Date }
 import { serviceFilter, serviceSort } from './query.js'
 import { API_KEY_INDEXES, COLLECTIONS, PROBE_INDEXES, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
 
@@ -71,6 +73,7 @@ export class MongoCatalogStore implements CatalogStore {
   readonly #counters: Collection<CounterDocument>
   readonly #probes: Collection<ProbeDocument>
   readonly #leases: Collection<LeaseDocument>
+  readonly #displacements: Collection<DisplacementDocument>
 
   private constructor (client: MongoClient, url: string) {
     this.#client = client
@@ -82,6 +85,7 @@ export class MongoCatalogStore implements CatalogStore {
     this.#counters = db.collection(COLLECTIONS.counters)
     this.#probes = db.collection(COLLECTIONS.probes)
     this.#leases = db.collection(COLLECTIONS.leases)
+    this.#displacements = db.collection(COLLECTIONS.displacements)
   }
 
   /**
@@ -170,14 +174,64 @@ export class MongoCatalogStore implements CatalogStore {
 
   /** Deletes a service and records a tombstone at a new sequence, in one transaction; false when no service has that id. */
   async deleteService (id: string): Promise<boolean> {
-    return await this.#transaction(async (session) => {
-      const deleted = await this.#services.findOneAndDelete({ _id: { $eq: id } }, { session })
-      if (deleted === null) return false
-      await this.#probes.deleteMany({ serviceId: { $eq: id } }, { session })
-      const seq = await this.#reserve(session, 1)
-      await this.#tombstones.replaceOne({ _id: id }, { seq: toLong(seq, 'seq'), deletedAt: new Date() }, { session, upsert: true })
-      return true
-    })
+    return await this.#transaction(async (session) => await this.#deleteIn(session, id))
+  }
+
+  async #deleteIn (session: ClientSession, id: string): Promise<boolean> {
+    const deleted = await this.#services.findOneAndDelete({ _id: { $eq: id } }, { session })
+    if (deleted === null) return false
+    await this.#probes.deleteMany({ serviceId: { $eq: id } }, { session })
+    const seq = await this.#reserve(session, 1)
+    await this.#tombstones.replaceOne({ _id: id }, { seq: toLong(seq, 'seq'), deletedAt: new Date() }, { session, upsert: true })
+    return true
+  }
+
+  async displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean> {
+    try {
+      return await this.#transaction(async (session) => {
+        const current = await this.#services.findOne({ _id: { $eq: holder.id }, endpoint: { $eq: holder.endpoint } }, { session, projection: { updatedAt: 1 } })
+        if (current === null || current.updatedAt.toISOString() !== holder.updatedAt) return false
+        await this.#deleteIn(session, holder.id)
+        const seq = await this.#reserve(session, 1)
+        await this.#services.insertOne(toServiceDocument(record, seq), { session })
+        await this.#tombstones.deleteOne({ _id: { $eq: record.id } }, { session })
+        await this.#displacements.replaceOne({ _id: displacement.id }, {
+          displacedBy: displacement.displacedBy,
+          endpoint: displacement.endpoint,
+          ownerId: displacement.ownerId,
+          reason: displacement.reason,
+          at: new Date(displacement.at)
+        }, { session, upsert: true })
+        return true
+      })
+    } catch (err) {
+      throw duplicateEndpoint(err, record.endpoint)
+    }
+  }
+
+  async getDisplacement (id: string): Promise<Displacement | null> {
+    const doc = await this.#displacements.findOne({ _id: { $eq: id } })
+    if (doc === null) return null
+    return { id: doc._id, displacedBy: doc.displacedBy, endpoint: doc.endpoint, ownerId: doc.ownerId, reason: doc.reason, at: doc.at.toISOString() }
+  }
+
+  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
+    const doc = await this.#services.findOne({ endpoint: { $eq: endpoint } })
+    return doc === null ? null : fromServiceDocument(doc)
+  }
+
+  async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
+    const query = serviceFilter(filter)
+    // Keyset on _id: each batch is one short query, never a cursor held open across the stream.
+    let after: string | null = null
+    for (;;) {
+      const docs: ServiceDocument[] = await this.#services
+        .find(after === null ? query : { $and: [query, { _id: { $gt: after } }] })
+        .sort({ _id: 1 }).limit(batchSize).toArray()
+      for (const doc of docs) yield fromServiceDocument(doc)
+      if (docs.length < batchSize) return
+      after = (docs[docs.length - 1] as ServiceDocument)._id
+    }
   }
 
   async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
@@ -276,7 +330,7 @@ export class MongoCatalogStore implements CatalogStore {
     return ids.flatMap((id) => byId.get(id) ?? [])
   }
 
-  async listServices (filter: ServiceFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
+  async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
     const query = serviceFilter(filter)
     const [total, docs] = await Promise.all([
       this.#services.countDocuments(query),

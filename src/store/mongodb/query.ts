@@ -4,18 +4,26 @@
  * become an operator: the routes refuse it anyway, and here a string stays a string.
  */
 import { Long, type Filter, type Sort } from 'mongodb'
-import type { ServiceFilter, ServiceSort } from '../catalog-store.js'
+import { payToKey } from '../../domain/pay-to.js'
+import type { CatalogFilter, ServiceSort } from '../catalog-store.js'
 import type { ServiceDocument } from './mapping.js'
 import { EQUALITY_FILTER_KEYS, SORT_KEYS } from './schema.js'
 import { toLong } from './mapping.js'
 
-export function serviceFilter (filter: ServiceFilter): Filter<ServiceDocument> {
+export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
   const query: Record<string, unknown> = {}
   if (filter.category !== undefined) query[EQUALITY_FILTER_KEYS.category] = { $eq: filter.category }
   if (filter.status !== undefined) query[EQUALITY_FILTER_KEYS.status] = { $eq: filter.status }
   // An equality on an array field matches documents listing the chain anywhere in it.
   if (filter.chain !== undefined) query[EQUALITY_FILTER_KEYS.chain] = { $eq: filter.chain }
   if (filter.maxPriceAtomic !== undefined) query.priceAtomic = { $lte: toLong(filter.maxPriceAtomic, 'maxPriceAtomic') }
+  if (filter.payTo !== undefined) {
+    const key = payToKey(filter.payTo)
+    // EVM addresses compare case-insensitively (payToKey): an anchored, escaped, case-insensitive match.
+    query.paymentAddress = key.startsWith('0x')
+      ? { $regex: `^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, $options: 'i' }
+      : { $eq: key }
+  }
   return query as Filter<ServiceDocument>
 }
 

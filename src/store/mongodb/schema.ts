@@ -19,7 +19,9 @@ export const COLLECTIONS = {
   /** Recent probes of each service (at most PROBE_HISTORY_LIMIT per service). */
   probes: 'probes',
   /** `{_id: name, holder, expiresAt}`: one prober per store. */
-  leases: 'leases'
+  leases: 'leases',
+  /** `{_id: displaced service id, displacedBy, endpoint, ownerId, reason, at}`: why a listing was taken over. */
+  displacements: 'service_displacements'
 } as const
 
 export const SERVICE_COUNTER_ID = 'services'
@@ -124,12 +126,22 @@ export const API_KEY_VALIDATOR: Document = {
   }
 }
 
+export const DISPLACEMENT_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'displacedBy', 'endpoint', 'ownerId', 'reason', 'at'],
+    additionalProperties: false,
+    properties: { _id: string, displacedBy: string, endpoint: string, ownerId: { bsonType: ['string', 'null'] }, reason: string, at: date }
+  }
+}
+
 export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.services]: SERVICE_VALIDATOR,
   [COLLECTIONS.tombstones]: TOMBSTONE_VALIDATOR,
   [COLLECTIONS.apiKeys]: API_KEY_VALIDATOR,
   [COLLECTIONS.probes]: PROBE_VALIDATOR,
-  [COLLECTIONS.leases]: LEASE_VALIDATOR
+  [COLLECTIONS.leases]: LEASE_VALIDATOR,
+  [COLLECTIONS.displacements]: DISPLACEMENT_VALIDATOR
 }
 
 /** Document fields behind each list sort (SortField → field). */
@@ -170,6 +182,8 @@ export function serviceIndexes (): IndexDescription[] {
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
+    // The Bazaar payTo filter (exact for Solana; EVM addresses match case-insensitively).
+    { key: { paymentAddress: 1, _id: 1 }, name: 'paymentAddress_id' },
     ...sorts.map((sort): IndexDescription => ({ key: { [sort]: 1, _id: 1 }, name: `${sort}_id` })),
     ...filters.flatMap((filter) => sorts.map((sort): IndexDescription => ({ key: { [filter]: 1, [sort]: 1, _id: 1 }, name: `${filter}_${sort}_id` })))
   ]

@@ -1,0 +1,174 @@
+/**
+ * The catalog in the x402 Bazaar discovery format (what `withBazaar(...).listResources()` and
+ * scanners read): one item per service. `accepts` are the real requirements from the last
+ * matching probe where there is one, else built from the registration.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { ValidationError } from '../errors.js'
+import type { CatalogFilter } from '../store/catalog-store.js'
+import { isCategoryId } from './categories.js'
+import { HttpMethodEnum } from './http-method.js'
+import { findCurrency, formatAtomic } from './money.js'
+import { resolveNetwork } from './networks.js'
+import type { PaymentRequirement } from './probe.js'
+import { canonicalNetwork } from './registration.js'
+import { ServiceStatusEnum, type ServiceRecord } from './service.js'
+import { StringEnum } from './string-enum.js'
+import type { ServiceStatus } from './trust.js'
+
+export const BAZAAR_X402_VERSION = 2
+/** x402 resource servers' default (`@x402/core` x402ResourceServer: `maxTimeoutSeconds || 300`). */
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 300
+/** The catalog does not know what a paid endpoint returns; x402 APIs overwhelmingly answer JSON. */
+export const DEFAULT_MIME_TYPE = 'application/json'
+
+/** One `accepts` entry: the v2 shape plus v1's `maxAmountRequired` (same atomic amount) for v1 readers. */
+export const BazaarAcceptSchema = Type.Object({
+  scheme: Type.String(),
+  network: Type.String({ description: 'CAIP-2 id' }),
+  amount: Type.String({ pattern: '^\\d+$', description: 'Atomic units' }),
+  maxAmountRequired: Type.String({ pattern: '^\\d+$', description: 'Same as amount (x402 v1 name)' }),
+  asset: Type.String(),
+  payTo: Type.String(),
+  maxTimeoutSeconds: Type.Number({ exclusiveMinimum: 0 }),
+  extra: Type.Optional(Type.Record(Type.String(), Type.Unknown()))
+})
+export type BazaarAccept = Static<typeof BazaarAcceptSchema>
+
+export const BazaarItemSchema = Type.Object({
+  resource: Type.String({ description: 'The paid endpoint' }),
+  type: Type.Literal('http'),
+  x402Version: Type.Integer(),
+  accepts: Type.Array(BazaarAcceptSchema, { description: 'From the last probe that matched the registration, else built from the registration' }),
+  lastUpdated: Type.String({ format: 'date-time' }),
+  description: Type.String(),
+  mimeType: Type.String(),
+  serviceName: Type.Optional(Type.String({ description: 'The name, when it is printable ASCII of at most 32 characters (the Bazaar rule); metadata.name always has it' })),
+  tags: Type.Array(Type.String()),
+  metadata: Type.Object({
+    id: Type.String({ description: 'Catalog service id' }),
+    name: Type.String(),
+    category: Type.String(),
+    status: ServiceStatusEnum,
+    trustScore: Type.Integer(),
+    uptimeScore: Type.Union([Type.Number(), Type.Null()]),
+    lastChecked: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    method: HttpMethodEnum,
+    supportedChains: Type.Array(Type.String()),
+    pricing: Type.Object({ currency: Type.String(), pricePerRequest: Type.String(), freeQuota: Type.Integer() }),
+    acceptsSource: StringEnum(['probe', 'registration'], { description: 'Where accepts came from' })
+  })
+})
+export type BazaarItem = Static<typeof BazaarItemSchema>
+
+export const BazaarListResponseSchema = Type.Object({
+  x402Version: Type.Integer(),
+  items: Type.Array(BazaarItemSchema),
+  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() })
+})
+
+export const BazaarSearchResponseSchema = Type.Object({
+  x402Version: Type.Integer(),
+  resources: Type.Array(BazaarItemSchema),
+  partialResults: Type.Boolean({ description: 'More matches exist beyond this page (see pagination.cursor)' }),
+  pagination: Type.Object({ limit: Type.Integer(), cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last' }) })
+})
+
+/** What the export and the Bazaar routes filter on, as sent (validated by toCatalogFilter). */
+export interface BazaarFilterInput {
+  status?: ServiceStatus
+  network?: string
+  category?: string
+  payTo?: string
+  type?: string
+  scheme?: string
+  extensions?: string
+}
+
+/**
+ * The store filter for export and discovery, or a ValidationError naming the field; null when
+ * the filter can match nothing the catalog publishes (another resource type or scheme, an
+ * extension key: the catalog lists `http` resources paid with `exact` and no extensions).
+ */
+export function toCatalogFilter (input: BazaarFilterInput): CatalogFilter | null {
+  const filter: CatalogFilter = {}
+  if (input.category !== undefined) {
+    if (!isCategoryId(input.category)) throw new ValidationError('category', `unknown category "${input.category}"; see GET /api/categories`)
+    filter.category = input.category
+  }
+  if (input.network !== undefined) filter.chain = canonicalNetwork('network', input.network).id
+  if (input.status !== undefined) filter.status = input.status
+  if (input.payTo !== undefined) filter.payTo = input.payTo
+  if ((input.type !== undefined && input.type !== 'http') || (input.scheme !== undefined && input.scheme !== 'exact') || input.extensions !== undefined) return null
+  return filter
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]{1,32}$/
+
+/** The Bazaar's serviceName rule (@x402/extensions isValidServiceName): printable ASCII, 1–32 characters. */
+export function bazaarServiceName (name: string): string | undefined {
+  return PRINTABLE_ASCII.test(name) ? name : undefined
+}
+
+/**
+ * Requirements a paying client would see, derived from the registration: `exact` USDC on
+ * each supported chain at the registered price. A chain whose USDC the x402 packages do not
+ * know is left out (no asset to name).
+ */
+export function acceptsFromRegistration (record: ServiceRecord): BazaarAccept[] {
+  const amount = String(record.priceAtomic)
+  return record.supportedChains.flatMap((chain): BazaarAccept[] => {
+    const network = resolveNetwork(chain)
+    if (network?.usdc == null) return []
+    const accept: BazaarAccept = {
+      scheme: 'exact',
+      network: network.id,
+      amount,
+      maxAmountRequired: amount,
+      asset: network.usdc,
+      payTo: record.paymentAddress,
+      maxTimeoutSeconds: DEFAULT_MAX_TIMEOUT_SECONDS
+    }
+    // EVM exact payments sign an EIP-3009 authorization against the token's EIP-712 domain.
+    if (network.usdcEip712 !== undefined) accept.extra = { name: network.usdcEip712.name, version: network.usdcEip712.version }
+    return [accept]
+  })
+}
+
+export function toBazaarItem (record: ServiceRecord): BazaarItem {
+  const fromProbe = record.paymentRequirements !== null && record.paymentRequirements.length > 0
+  const accepts = fromProbe
+    ? (record.paymentRequirements as PaymentRequirement[]).map((req) => ({ ...req, maxAmountRequired: req.amount }))
+    : acceptsFromRegistration(record)
+  const acceptsSource: 'probe' | 'registration' = fromProbe ? 'probe' : 'registration'
+  const lastUpdated = record.lastChecked !== null && record.lastChecked > record.updatedAt ? record.lastChecked : record.updatedAt
+  const serviceName = bazaarServiceName(record.name)
+  return {
+    resource: record.endpoint,
+    type: 'http',
+    x402Version: BAZAAR_X402_VERSION,
+    accepts,
+    lastUpdated,
+    description: record.description,
+    mimeType: DEFAULT_MIME_TYPE,
+    ...(serviceName === undefined ? {} : { serviceName }),
+    tags: [record.category],
+    metadata: {
+      id: record.id,
+      name: record.name,
+      category: record.category,
+      status: record.status,
+      trustScore: record.trustScore,
+      uptimeScore: record.uptimeScore,
+      lastChecked: record.lastChecked,
+      method: record.method,
+      supportedChains: record.supportedChains,
+      pricing: {
+        currency: record.currency,
+        pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6),
+        freeQuota: record.freeQuota
+      },
+      acceptsSource
+    }
+  }
+}

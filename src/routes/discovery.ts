@@ -1,0 +1,124 @@
+/**
+ * Discovery in the formats the x402 ecosystem reads: the Bazaar facilitator API
+ * (`withBazaar(new HTTPFacilitatorClient({url}))` lists and searches the catalog) and the
+ * `/.well-known/x402` list of verified resources that scanners such as x402scan import.
+ */
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  BAZAAR_X402_VERSION, BazaarListResponseSchema, BazaarSearchResponseSchema, toBazaarItem, toCatalogFilter
+} from '../domain/bazaar.js'
+import { samePayTo } from '../domain/pay-to.js'
+import { MAX_OFFSET, PageSizeSchema, DEFAULT_PAGE_SIZE } from '../domain/service-query.js'
+import type { ServiceRecord } from '../domain/service.js'
+import { ValidationError } from '../errors.js'
+import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
+import { ErrorSchema } from '../plugins/errors.js'
+import { splitQueryWords } from '../search/analysis/analyzer.js'
+import { QueryText } from '../search/schemas.js'
+import { searchServices } from '../search/service-search.js'
+
+/** The Bazaar client's filters (ListDiscoveryResourcesParams / SearchDiscoveryResourcesParams). */
+const BazaarFilterProperties = {
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Resource type; the catalog lists "http" resources' })),
+  payTo: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Payment address (EVM case-insensitive)' })),
+  scheme: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Payment scheme; the catalog describes "exact" payments' })),
+  network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'x402 name or CAIP-2 id' })),
+  extensions: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Extension key; the catalog publishes none, so this matches nothing' })),
+  limit: Type.Optional(PageSizeSchema)
+}
+
+const ResourcesQuerySchema = Type.Object({
+  ...BazaarFilterProperties,
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+}, { additionalProperties: false })
+
+const SearchQuerySchema = Type.Object({
+  query: QueryText,
+  ...BazaarFilterProperties,
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'pagination.cursor of the previous page' }))
+}, { additionalProperties: false })
+
+const WellKnownSchema = Type.Object({
+  version: Type.Literal(1),
+  resources: Type.Array(Type.String(), { description: 'Endpoints of verified services' })
+})
+
+/** Discovery lists the most trusted first (verified before unverified), newest within a score. */
+const DISCOVERY_SORT = { field: 'trustScore', order: 'desc' } as const
+
+function cursorOffset (cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  const offset = /^\d+$/.test(cursor) ? Number(cursor) : NaN
+  if (!(offset <= MAX_OFFSET)) throw new ValidationError('cursor', 'must be a pagination.cursor from a previous answer')
+  return offset
+}
+
+async function * endpoints (records: AsyncIterable<ServiceRecord>): AsyncGenerator<string> {
+  for await (const record of records) yield JSON.stringify(record.endpoint)
+}
+
+const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/discovery/resources', {
+    config: { cache: 'store' },
+    schema: {
+      tags: ['discovery'],
+      summary: 'x402 Bazaar: list resources (what withBazaar(client).extensions.bazaar.listResources() calls)',
+      querystring: ResourcesQuerySchema,
+      response: { 200: BazaarListResponseSchema, 400: ErrorSchema }
+    }
+  }, async (request) => {
+    const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
+    const offset = request.query.offset ?? 0
+    const filter = toCatalogFilter(request.query)
+    if (filter === null) return { x402Version: BAZAAR_X402_VERSION, items: [], pagination: { limit, offset, total: 0 } }
+    const page = await app.store.listServices(filter, DISCOVERY_SORT, { limit, offset })
+    return { x402Version: BAZAAR_X402_VERSION, items: page.items.map(toBazaarItem), pagination: { limit, offset, total: page.total } }
+  })
+
+  app.get('/discovery/search', {
+    config: { cache: 'search' },
+    schema: {
+      tags: ['discovery'],
+      summary: 'x402 Bazaar: search resources with the catalog\'s typo-tolerant search (bazaar.search({query}))',
+      querystring: SearchQuerySchema,
+      response: { 200: BazaarSearchResponseSchema, 400: ErrorSchema }
+    }
+  }, async (request) => {
+    const { query, limit = DEFAULT_PAGE_SIZE, cursor } = request.query
+    if (query.trim() === '') throw new ValidationError('query', 'must not be blank')
+    const offset = cursorOffset(cursor)
+    const filter = toCatalogFilter(request.query)
+    if (filter === null) return { x402Version: BAZAAR_X402_VERSION, resources: [], partialResults: false, pagination: { limit, cursor: null } }
+    // The search index has no payment addresses: payTo narrows each page after the search.
+    const { payTo, ...indexed } = filter
+    const { total, hits } = await searchServices(app.searchIndex.engine, app.store, {
+      words: splitQueryWords(query), filter: indexed, page: { limit, offset }, prefixLastWord: true
+    })
+    const records = hits.map((hit) => hit.record).filter((record) => payTo === undefined || samePayTo(record.paymentAddress, payTo))
+    const next = offset + hits.length
+    const nextCursor = hits.length > 0 && next < total ? String(next) : null
+    return {
+      x402Version: BAZAAR_X402_VERSION,
+      resources: records.map(toBazaarItem),
+      partialResults: nextCursor !== null,
+      pagination: { limit, cursor: nextCursor }
+    }
+  })
+
+  app.get('/.well-known/x402', {
+    schema: {
+      tags: ['discovery'],
+      summary: 'Endpoints of verified services, for scanners such as x402scan (streamed; ETag)',
+      response: { 200: WellKnownSchema, 304: Type.Null() }
+    }
+  }, async (request, reply) => {
+    const etag = etagOf('well-known', await app.store.latestSeq())
+    if (notModified(request, reply, etag)) return reply
+    const body = jsonArrayStream('{"version":1,"resources":[', endpoints(app.store.streamServices({ status: 'verified' })), () => ']}')
+    // A stream bypasses the serializer; the 200 schema documents what it carries.
+    return await reply.type('application/json; charset=utf-8').send(body as never)
+  })
+}
+
+export default discoveryRoutes

@@ -1,0 +1,44 @@
+/** GET /api/export: the whole catalog in the x402 Bazaar discovery format, streamed. */
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { BAZAAR_X402_VERSION, BazaarListResponseSchema, toBazaarItem, toCatalogFilter } from '../domain/bazaar.js'
+import { ServiceStatusEnum, type ServiceRecord } from '../domain/service.js'
+import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
+import { ErrorSchema } from '../plugins/errors.js'
+
+/** Bump when the item format changes, so clients holding an old ETag get the new shape. */
+const EXPORT_FORMAT = 1
+
+export const ExportQuerySchema = Type.Object({
+  status: Type.Optional(ServiceStatusEnum),
+  network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'x402 name (base) or CAIP-2 id (eip155:8453): services accepting payment there' })),
+  category: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Category id' }))
+}, { additionalProperties: false })
+
+async function * items (records: AsyncIterable<ServiceRecord>): AsyncGenerator<string> {
+  for await (const record of records) yield JSON.stringify(toBazaarItem(record))
+}
+
+const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/api/export', {
+    schema: {
+      tags: ['export'],
+      summary: 'The full catalog in the x402 Bazaar discovery format (streamed; ETag / If-None-Match)',
+      querystring: ExportQuerySchema,
+      response: { 200: BazaarListResponseSchema, 304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }), 400: ErrorSchema }
+    }
+  }, async (request, reply) => {
+    const filter = toCatalogFilter(request.query) ?? {}
+    const etag = etagOf('export', EXPORT_FORMAT, await app.store.latestSeq(), filter)
+    if (notModified(request, reply, etag)) return reply
+    const body = jsonArrayStream(
+      `{"x402Version":${BAZAAR_X402_VERSION},"items":[`,
+      items(app.store.streamServices(filter)),
+      (count) => `],"pagination":${JSON.stringify({ limit: count, offset: 0, total: count })}}`
+    )
+    // A stream bypasses the serializer; the 200 schema documents what it carries.
+    return await reply.type('application/json; charset=utf-8').send(body as never)
+  })
+}
+
+export default exportRoutes
