@@ -25,7 +25,8 @@ async function main (command: string | undefined): Promise<number> {
   const config = loadConfig()
   const logger = pino({ level: config.logLevel, base: { component: 'indexer' } })
   const store = await openCatalogStore(config)
-  const { engine, name: engineName } = await openSearchEngine(config).catch(async (err: unknown) => { await store.close(); throw err })
+  // The indexer never searches: no search thread.
+  const { engine, name: engineName } = await openSearchEngine(config, { threads: 0 }).catch(async (err: unknown) => { await store.close(); throw err })
   const close = async (): Promise<void> => { await engine.close(); await store.close() }
   // status needs no dictionary: skip the ~0.7 s kuromoji load.
   const tokenizer = command === 'status' ? undefined : await loadTokenizer()

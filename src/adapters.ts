@@ -26,10 +26,10 @@ export interface OpenedEngine {
 }
 
 /** Opens the configured search engine (and, for Meilisearch, applies the index settings). */
-export async function openSearchEngine (config: Pick<Config, 'dataDir' | 'search' | 'searchCacheEntries'>, options: { cacheEntries?: number } = {}): Promise<OpenedEngine> {
+export async function openSearchEngine (config: Pick<Config, 'dataDir' | 'search' | 'searchThreads'>, options: { threads?: number } = {}): Promise<OpenedEngine> {
   switch (config.search.kind) {
     case 'sqlite':
-      return { engine: new SqliteSearchEngine(config.dataDir, { cacheEntries: options.cacheEntries ?? config.searchCacheEntries }), name: 'sqlite-fts5' }
+      return { engine: new SqliteSearchEngine(config.dataDir, { threads: options.threads ?? config.searchThreads }), name: 'sqlite' }
     case 'meilisearch':
       return {
         engine: await MeilisearchEngine.open({ url: config.search.url, apiKey: config.search.apiKey, searchKey: config.search.searchKey, indexUid: config.search.indexUid }),

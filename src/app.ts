@@ -1,9 +1,8 @@
 /** Builds the catalog app from its plugins and routes; src/server.ts only listens. */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Ajv } from 'ajv'
-import addFormatsModule from 'ajv-formats'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
+import { validator } from './domain/validation.js'
 import authPlugin from './plugins/auth.js'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import httpPlugin from './plugins/http.js'
@@ -27,14 +26,6 @@ export const BODY_LIMIT = 64 * 1024
 
 /** Longest path parameter routed; Node's 16 KiB header limit bounds URLs anyway. */
 export const MAX_PARAM_LENGTH = 8192
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
-
-function validator (coerce: boolean): Ajv {
-  // Unknown fields and parameters are errors, not silently dropped: hostile or
-  // misspelled input (category[$ne]=x, sortby=price) gets a 400 naming it.
-  return addFormats(new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: coerce ? 'array' : false, allErrors: false, strict: false }))
-}
 
 export async function buildApp (config: Config): Promise<FastifyInstance> {
   const app = Fastify({

@@ -20,8 +20,8 @@ export interface Config {
   indexerBatchSize: number
   /** Byte budget of the read-response cache; 0 turns it off. */
   responseCacheBytes: number
-  /** Recent search results kept while the index is unchanged; 0 turns it off. */
-  searchCacheEntries: number
+  /** Search threads of the embedded engine, each holding the in-memory index; 0 searches on the API thread. */
+  searchThreads: number
   /** Which CatalogStore adapter src/adapters.ts opens. */
   store: StoreConfig
   /** Which SearchEngine adapter src/adapters.ts opens. */
@@ -153,9 +153,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+(\.\d+)?$/.test(cacheMbText) || cacheMb > 65_536) throw new ConfigError(`CATALOG_RESPONSE_CACHE_MB must be a number of megabytes from 0 (off) to 65536, got "${cacheMbText}"`)
   const responseCacheBytes = Math.floor(cacheMb * 1024 * 1024)
 
-  const searchCacheText = env.CATALOG_SEARCH_CACHE ?? '1000'
-  const searchCacheEntries = Number(searchCacheText)
-  if (!/^\d+$/.test(searchCacheText) || searchCacheEntries > 1_000_000) throw new ConfigError(`CATALOG_SEARCH_CACHE must be an integer from 0 (off) to 1000000, got "${searchCacheText}"`)
+  // The embedded engine keeps no result cache any more: the response cache is the one cache.
+  const legacySearchCache = env.CATALOG_SEARCH_CACHE
+  if (legacySearchCache !== undefined && legacySearchCache !== '0') {
+    throw new ConfigError(`CATALOG_SEARCH_CACHE is gone: searches are computed in a search thread and cached only by the response cache (CATALOG_RESPONSE_CACHE_MB); got CATALOG_SEARCH_CACHE="${legacySearchCache}"`)
+  }
+  const searchThreads = integer(env, 'CATALOG_SEARCH_THREADS', 1, 0, 16, ' (search on the API thread)')
 
   const rateLimitText = env.CATALOG_RATE_LIMIT ?? '1'
   if (rateLimitText !== '0' && rateLimitText !== '1') throw new ConfigError(`CATALOG_RATE_LIMIT must be 1 (on) or 0 (off), got "${rateLimitText}"`)
@@ -179,7 +182,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     indexer,
     indexerBatchSize,
     responseCacheBytes,
-    searchCacheEntries,
+    searchThreads,
     store: loadStoreConfig(env),
     search: loadSearchConfig(env),
     rateLimit,

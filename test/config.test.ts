@@ -13,7 +13,7 @@ test('defaults', async (t) => {
   t.equal(config.indexerBatchSize, 200)
   t.equal(config.responseCacheBytes, 32 * 1024 * 1024)
   t.match(config.rateLimit, { enabled: true, windowMs: 60_000, reads: 600, intentSearches: 60, writes: 60 })
-  t.equal(config.searchCacheEntries, 1000)
+  t.equal(config.searchThreads, 1)
 })
 
 test('values from the environment', async (t) => {
@@ -46,7 +46,10 @@ test('bad values are refused with a message naming the variable', async (t) => {
     t.throws(() => loadConfig({ [name]: '0' }), { message: new RegExp(`^${name} must be an integer from 1`) })
     t.throws(() => loadConfig({ [name]: '1.5' }), { message: new RegExp(name) })
   }
-  t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: 'lots' }), { message: /CATALOG_SEARCH_CACHE/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: '1000' }), { message: /CATALOG_SEARCH_CACHE is gone/ }, 'the engine cache is gone: its variable is refused, naming the one cache left')
+  t.equal(loadConfig({ CATALOG_SEARCH_CACHE: '0' }).searchThreads, 1, 'turning it off asks for nothing')
+  t.throws(() => loadConfig({ CATALOG_SEARCH_THREADS: 'lots' }), { message: /CATALOG_SEARCH_THREADS/ })
+  t.throws(() => loadConfig({ CATALOG_SEARCH_THREADS: '17' }), { message: /CATALOG_SEARCH_THREADS/ })
 })
 
 test('adapters: SQLite by default; MongoDB and Meilisearch need their server named', async (t) => {

@@ -28,7 +28,7 @@ test('engine: facet counts cover every match after the filter, not just the page
   const tokenizer = await loadTokenizer()
   const records = seedRecords(readSeedFile('demo'), new Date().toISOString())
   const byId = new Map(records.map((r) => [r.id, r]))
-  const engine = new SqliteSearchEngine(tempDataDir(t), { cacheEntries: 0 })
+  const engine = new SqliteSearchEngine(tempDataDir(t))
   t.teardown(() => engine.close())
   await engine.apply(records.map((record, i) => toSearchDocument(record, i + 1, tokenizer)), records.length)
 

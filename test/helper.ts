@@ -20,7 +20,9 @@ export function tempDataDir (t: Test): string {
 /** Rate limits are off (tests hammer endpoints); the limiter's own tests turn them on through `rateLimit`. */
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
   // Probing and rate limits off unless a test turns them on: demo and test endpoints point at hosts that never answer.
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0' }), ...overrides }
+  // Search on the API thread unless a test asks for threads: a thread per app would load the
+  // TypeScript sources again in each (seconds per test); test/search.test.ts covers threads.
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_SEARCH_THREADS: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { planQuery, segment } from '../src/search/query-plan.js'
 import { explainMatch } from '../src/search/reason.js'
 import type { MatchedToken } from '../src/search/search-engine.js'
-import { boundedDistance, typoBudget, typosBetween } from '../src/search/typo.js'
+import { boundedDistance, sameStartTypos, typoBudget, typosBetween } from '../src/search/typo.js'
 import { Vocabulary } from '../src/search/vocabulary.js'
 
 test("Meilisearch's typo budget", async (t) => {
@@ -80,4 +80,14 @@ test('reasons name the word, the attribute and how it matched, in the query lang
   t.equal(explainMatch([match('exact'), { ...match('exact'), word: 'forcast', attribute: 'name' }], 'en'), '"wether" is in the description; "forcast" is in the name.')
   t.equal(explainMatch([], 'ja'), '一致した語はありません。')
   t.equal(explainMatch([], 'en'), 'No words matched.')
+})
+
+test('the allocation-free typo count agrees with the reference one', async (t) => {
+  const words = ['weather', 'wether', 'weathr', 'waether', 'translation', 'translatoin', 'trnslatoin', 'transaltion', 'geocoding', 'geocodnig', 'テンキヨホウ', 'テンキヨホ', '𠮷野家の牛丼', '𠮷野家牛丼', 'screenshots', 'screenshot', 'scre']
+  for (const word of words) {
+    for (const term of words) {
+      if ([...word][0] !== [...term][0]) continue
+      t.equal(sameStartTypos(word, term), typosBetween(word, term), `${word} → ${term}`)
+    }
+  }
 })

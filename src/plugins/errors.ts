@@ -9,6 +9,7 @@ import type { Socket } from 'node:net'
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { CatalogError } from '../errors.js'
+import { fieldOf, messageOf, type SchemaIssue } from '../domain/validation.js'
 import { MAX_URL_LENGTH } from './http.js'
 
 export const ErrorSchema = Type.Object({
@@ -19,32 +20,10 @@ export const ErrorSchema = Type.Object({
   field: Type.Optional(Type.String())
 })
 
-interface AjvIssue {
-  instancePath?: string
-  keyword?: string
-  message?: string
-  params?: { missingProperty?: string, additionalProperty?: string, allowedValues?: unknown[] }
-}
-
-/** Dotted field path of the first schema violation: '/pricing/pricePerRequest' → 'pricing.pricePerRequest'. */
-function fieldOf (issue: AjvIssue): string {
-  const path = (issue.instancePath ?? '').split('/').filter((part) => part !== '')
-  const leaf = issue.params?.missingProperty ?? issue.params?.additionalProperty
-  if (leaf !== undefined) path.push(leaf)
-  return path.join('.')
-}
-
-function messageOf (issue: AjvIssue, field: string, context: string): string {
-  if (issue.keyword === 'additionalProperties') return `${field}: unknown ${context === 'body' ? 'field' : 'parameter'}`
-  if (issue.keyword === 'required') return `${field}: is required`
-  if (issue.keyword === 'enum') return `${field}: must be one of ${(issue.params?.allowedValues ?? []).join(', ')}`
-  return `${field === '' ? context : field}: ${issue.message ?? 'is invalid'}`
-}
-
 export default fp(async function errorsPlugin (app: FastifyInstance) {
   app.setErrorHandler(async (error: FastifyError & { field?: string }, request, reply) => {
     if (error.validation !== undefined) {
-      const issue = (error.validation[0] ?? {}) as AjvIssue
+      const issue = (error.validation[0] ?? {}) as SchemaIssue
       const field = fieldOf(issue)
       return await reply.code(400).send({
         statusCode: 400,

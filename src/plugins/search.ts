@@ -1,5 +1,6 @@
 /**
- * Search: the kuromoji tokenizer (loaded once per process), the configured engine
+ * Search: the kuromoji tokenizer (loaded once per process: queries are analysed here, on the
+ * API thread), the configured engine (the embedded one ranks in search threads)
  * and, in the embedded topology, the indexer loop inside the API process.
  */
 import fp from 'fastify-plugin'

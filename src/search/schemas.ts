@@ -68,7 +68,7 @@ const MatchedTokens = Type.Array(Type.String(), { description: 'Query words that
 
 export const CatalogSearchResponse = Type.Object({
   query: Type.String(),
-  total: Type.Integer({ minimum: 0, description: 'Number of matching services' }),
+  total: Type.Integer({ minimum: 0, description: 'Number of matching services: exact, counted over every match whatever the page (the engine counts them in the same pass that finds them, so no estimate is needed)' }),
   results: Type.Array(Type.Object({
     service: ServiceSchema,
     score: Score,

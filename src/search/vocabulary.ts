@@ -3,7 +3,7 @@
  * role of Meilisearch's word FST). Terms are kept sorted for prefix ranges and
  * bucketed by first character for typo scans.
  */
-import { typosBetween } from './typo.js'
+import { sameStartTypos, typosBetween } from './typo.js'
 
 export interface TypoCandidate {
   term: string
@@ -18,19 +18,47 @@ export const MAX_TYPO_TERMS = 20
 export class Vocabulary {
   readonly #sorted: string[]
   readonly #frequency: Map<string, number>
-  readonly #byFirstChar = new Map<string, string[]>()
+  /** Terms by first character, then by length (UTF-16 units): a typo scan reads only near lengths. */
+  readonly #byFirstChar = new Map<string, Map<number, string[]>>()
   /** Terms by everything after their first character, for first-character typos. */
   readonly #byTail = new Map<string, string[]>()
 
-  constructor (entries: Iterable<{ term: string, documents: number }>) {
+  constructor (entries: Iterable<{ term: string, documents: number }> = []) {
     this.#frequency = new Map()
-    for (const { term, documents } of entries) this.#frequency.set(term, documents)
+    for (const { term, documents } of entries) this.#frequency.set(term, (this.#frequency.get(term) ?? 0) + documents)
     this.#sorted = [...this.#frequency.keys()].sort()
-    for (const term of this.#sorted) {
-      const first = String.fromCodePoint(term.codePointAt(0) as number)
-      push(this.#byFirstChar, first, term)
-      push(this.#byTail, term.slice(first.length), term)
+    for (const term of this.#sorted) this.#bucket(term)
+  }
+
+  #bucket (term: string): void {
+    const first = String.fromCodePoint(term.codePointAt(0) as number)
+    let byLength = this.#byFirstChar.get(first)
+    if (byLength === undefined) { byLength = new Map(); this.#byFirstChar.set(first, byLength) }
+    push(byLength, term.length, term)
+    push(this.#byTail, term.slice(first.length), term)
+  }
+
+  /**
+   * Counts `documents` more documents holding `term`; a new term is inserted in place (a
+   * binary search and one array move), so an index that grows never rebuilds its vocabulary.
+   */
+  add (term: string, documents = 1): void {
+    const known = this.#frequency.get(term)
+    this.#frequency.set(term, (known ?? 0) + documents)
+    if (known !== undefined) return
+    this.#sorted.splice(this.#lowerBound(term), 0, term)
+    this.#bucket(term)
+  }
+
+  #lowerBound (text: string): number {
+    let low = 0
+    let high = this.#sorted.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((this.#sorted[mid] as string) < text) low = mid + 1
+      else high = mid
     }
+    return low
   }
 
   get size (): number {
@@ -43,15 +71,8 @@ export class Vocabulary {
 
   /** Terms that start with `prefix` (excluding `prefix` itself), most frequent first. */
   prefixed (prefix: string): string[] {
-    let low = 0
-    let high = this.#sorted.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      if ((this.#sorted[mid] as string) < prefix) low = mid + 1
-      else high = mid
-    }
     const out: string[] = []
-    for (let i = low; i < this.#sorted.length; i++) {
+    for (let i = this.#lowerBound(prefix); i < this.#sorted.length; i++) {
       const term = this.#sorted[i] as string
       if (!term.startsWith(prefix)) break
       if (term !== prefix) out.push(term)
@@ -71,10 +92,12 @@ export class Vocabulary {
     if (chars.length < 5) return []
     const first = chars[0] as string
     const found = new Map<string, number>()
-    for (const term of this.#byFirstChar.get(first) ?? []) {
-      if (Math.abs(term.length - word.length) > 2) continue
-      const typos = typosBetween(word, term)
-      if (typos !== undefined) found.set(term, typos)
+    const byLength = this.#byFirstChar.get(first)
+    for (let length = word.length - 2; byLength !== undefined && length <= word.length + 2; length++) {
+      for (const term of byLength.get(length) ?? []) {
+        const typos = sameStartTypos(word, term)
+        if (typos !== undefined) found.set(term, typos)
+      }
     }
     if (chars.length >= 9) {
       const tail = chars.slice(1).join('')
@@ -97,7 +120,7 @@ export class Vocabulary {
   }
 }
 
-function push (map: Map<string, string[]>, key: string, term: string): void {
+function push<K> (map: Map<K, string[]>, key: K, term: string): void {
   const list = map.get(key)
   if (list === undefined) map.set(key, [term])
   else list.push(term)

@@ -1,5 +1,5 @@
 /**
- * Runs the SearchEngine contract against every engine: the embedded SQLite FTS5 engine
+ * Runs the SearchEngine contract against every engine: the embedded SQLite engine
  * always; Meilisearch when MEILI_URL and MEILI_MASTER_KEY are set (each subtest gets its own
  * index, dropped afterwards).
  */

@@ -1,0 +1,234 @@
+/**
+ * The search index as held in memory: per-term posting lists (sorted packed Uint32Arrays)
+ * and per-document filter columns in typed arrays, indexed by a dense slot number. It is
+ * rebuilt from SQLite (the durable form) and follows it by applying changed rows.
+ *
+ * Slots only grow: a document that changes gets a new slot and its old slot is marked
+ * dead (skipped by every query). When dead slots pile up, the owner loads a fresh index
+ * from SQLite in the background and swaps it in (compaction), so postings stay append-only
+ * and sorted by slot without ever being rewritten in place.
+ */
+import { Vocabulary } from '../vocabulary.js'
+import { BIGRAM, type EncodedTerms } from './terms.js'
+
+/** Packed posting entry: slot << 10 | attribute << 9 | position (511: none). */
+export const POSITION_BITS = 9
+export const NO_POSITION = (1 << POSITION_BITS) - 1
+export const DESCRIPTION_BIT = 1 << POSITION_BITS
+const SLOT_SHIFT = POSITION_BITS + 1
+/** Slots fit in the 22 bits above attribute and position. */
+export const MAX_SLOTS = 2 ** (32 - SLOT_SHIFT)
+
+export const slotOf = (entry: number): number => entry >>> SLOT_SHIFT
+
+/** A growable sorted list of packed entries. */
+export class Posting {
+  entries: Uint32Array
+  length = 0
+  constructor (capacity = 2) { this.entries = new Uint32Array(capacity) }
+
+  push (value: number): void {
+    if (this.length === this.entries.length) {
+      const grown = new Uint32Array(Math.max(4, this.entries.length * 2))
+      grown.set(this.entries)
+      this.entries = grown
+    }
+    this.entries[this.length++] = value
+  }
+
+  /** Drops unused capacity (after a bulk load). */
+  trim (): void {
+    if (this.entries.length > this.length) this.entries = this.entries.slice(0, this.length)
+  }
+
+  /** Index of the first entry whose slot is `slot`, or -1. */
+  find (slot: number): number {
+    const target = slot << SLOT_SHIFT >>> 0
+    let low = 0
+    let high = this.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((this.entries[mid] as number) < target) low = mid + 1
+      else high = mid
+    }
+    return low < this.length && slotOf(this.entries[low] as number) === slot ? low : -1
+  }
+
+  get bytes (): number { return this.entries.byteLength }
+}
+
+export interface IndexRow {
+  rowid: number
+  id: string
+  category: string
+  status: string
+  priceAtomic: number
+  trustScore: number
+  nameSort: string
+  createdAt: string
+  chains: string[]
+  /** [name, description] encoded terms. */
+  terms: [EncodedTerms, EncodedTerms]
+}
+
+/** Interns small sets of strings (categories, statuses, chain sets) as numeric codes. */
+class Codes {
+  readonly values: string[] = []
+  readonly #codes = new Map<string, number>()
+  code (value: string): number {
+    let code = this.#codes.get(value)
+    if (code === undefined) { code = this.values.length; this.values.push(value); this.#codes.set(value, code) }
+    return code
+  }
+
+  get (value: string): number | undefined { return this.#codes.get(value) }
+}
+
+export class MemoryIndex {
+  /** Slots in use (dead ones included). */
+  slots = 0
+  live = 0
+  alive = new Uint8Array(0)
+  category = new Uint8Array(0)
+  status = new Uint8Array(0)
+  chainSet = new Uint16Array(0)
+  price = new Float64Array(0)
+  trust = new Uint8Array(0)
+  created = new Float64Array(0)
+  ids: string[] = []
+  nameSort: string[] = []
+  /** SQLite rowid → slot + 1 (0: not held). Rowids only grow, by about one per write. */
+  #slotOfRow = new Int32Array(0)
+
+  readonly postings = new Map<string, Posting>()
+  readonly categories = new Codes()
+  readonly statuses = new Codes()
+  /** Distinct chain sets (a JSON array each): few, whatever the catalog's size. */
+  readonly chainSets = new Codes()
+  chainSetMembers: string[][] = []
+  /** Slots of each category (a posting of bare slots, sorted). */
+  readonly categoryDocs: Posting[] = []
+  /** Category text terms: term → [category code, position][]. */
+  readonly categoryTerms = new Map<string, Array<[number, number]>>()
+  /** Vocabulary words of each category's text. */
+  readonly #categoryWords: string[][] = []
+  readonly vocabulary = new Vocabulary()
+
+  constructor (readonly generation: number, public version: number) {}
+
+  get dead (): number { return this.slots - this.live }
+
+  has (rowid: number): boolean { return (this.#slotOfRow[rowid] ?? 0) > 0 }
+
+  #grow (): void {
+    const capacity = Math.max(1024, this.alive.length * 2)
+    if (this.slots >= MAX_SLOTS) throw new RangeError(`the in-memory search index holds at most ${MAX_SLOTS} slots`)
+    const grow = <T extends Uint8Array | Uint16Array | Float64Array>(array: T, make: (n: number) => T): T => { const next = make(capacity); next.set(array); return next }
+    this.alive = grow(this.alive, (n) => new Uint8Array(n))
+    this.category = grow(this.category, (n) => new Uint8Array(n))
+    this.status = grow(this.status, (n) => new Uint8Array(n))
+    this.chainSet = grow(this.chainSet, (n) => new Uint16Array(n))
+    this.price = grow(this.price, (n) => new Float64Array(n))
+    this.trust = grow(this.trust, (n) => new Uint8Array(n))
+    this.created = grow(this.created, (n) => new Float64Array(n))
+  }
+
+  /** Category text, stored once per category: [term, position, bigram 0/1, …]. */
+  setCategoryTerms (category: string, encoded: EncodedTerms): void {
+    const code = this.categories.code(category)
+    if (this.#categoryWords[code] !== undefined) return
+    this.categoryDocs[code] ??= new Posting()
+    const words = new Set<string>()
+    for (let i = 0; i < encoded.length; i += 3) {
+      const term = encoded[i] as string
+      const position = encoded[i + 1] as number
+      const list = this.categoryTerms.get(term) ?? []
+      const existing = list.find(([c]) => c === code)
+      if (existing === undefined) list.push([code, position])
+      else existing[1] = Math.min(existing[1], position)
+      this.categoryTerms.set(term, list)
+      if (encoded[i + 2] === 0) words.add(term)
+    }
+    this.#categoryWords[code] = [...words]
+    // Services already indexed in this category now hold its words too.
+    const members = this.categoryDocs[code].length
+    if (members > 0) for (const word of words) this.vocabulary.add(word, members)
+  }
+
+  /** Adds a document (a row not yet held); returns its slot. */
+  add (row: IndexRow): number {
+    if (this.has(row.rowid)) return (this.#slotOfRow[row.rowid] as number) - 1
+    if (row.rowid >= this.#slotOfRow.length) {
+      const grown = new Int32Array(Math.max(1024, row.rowid * 2))
+      grown.set(this.#slotOfRow)
+      this.#slotOfRow = grown
+    }
+    if (this.slots === this.alive.length) this.#grow()
+    const slot = this.slots++
+    this.live++
+    this.#slotOfRow[row.rowid] = slot + 1
+    this.alive[slot] = 1
+    const category = this.categories.code(row.category)
+    this.category[slot] = category
+    this.status[slot] = this.statuses.code(row.status)
+    const chainKey = JSON.stringify([...new Set(row.chains)].sort())
+    const chainCode = this.chainSets.code(chainKey)
+    this.chainSetMembers[chainCode] ??= JSON.parse(chainKey) as string[]
+    this.chainSet[slot] = chainCode
+    this.price[slot] = row.priceAtomic
+    this.trust[slot] = Math.max(0, Math.min(255, Math.round(row.trustScore)))
+    this.created[slot] = Date.parse(row.createdAt)
+    this.ids[slot] = row.id
+    this.nameSort[slot] = row.nameSort
+    ;(this.categoryDocs[category] ??= new Posting()).push(slot)
+
+    // One entry per (term, attribute): its first position there.
+    const words = new Set<string>(this.#categoryWords[category] ?? [])
+    const attributes = row.terms
+    for (let a = 0; a < 2; a++) {
+      const encoded = attributes[a] as EncodedTerms
+      const first = new Map<string, number>()
+      for (let i = 0; i < encoded.length; i += 2) {
+        const term = encoded[i] as string
+        const code = encoded[i + 1] as number
+        if (code !== BIGRAM) words.add(term)
+        const position = code < 0 ? NO_POSITION : Math.min(code, NO_POSITION - 1)
+        first.set(term, Math.min(first.get(term) ?? NO_POSITION, position))
+      }
+      const base = (slot << SLOT_SHIFT) | (a === 1 ? DESCRIPTION_BIT : 0)
+      for (const [term, position] of first) {
+        let posting = this.postings.get(term)
+        if (posting === undefined) { posting = new Posting(1); this.postings.set(term, posting) }
+        posting.push((base | position) >>> 0)
+      }
+    }
+    for (const word of words) this.vocabulary.add(word)
+    return slot
+  }
+
+  /** Marks a document's slot dead; unknown rows are ignored. */
+  remove (rowid: number): void {
+    if (!this.has(rowid)) return
+    const slot = (this.#slotOfRow[rowid] as number) - 1
+    this.#slotOfRow[rowid] = 0
+    this.alive[slot] = 0
+    this.live--
+  }
+
+  /** Drops spare capacity once a bulk load is done. */
+  trim (): void {
+    for (const posting of this.postings.values()) posting.trim()
+  }
+
+  /** Approximate bytes held by postings and per-document columns (strings counted by length). */
+  bytes (): { postings: number, documents: number, terms: number } {
+    let postings = 0
+    let terms = 0
+    for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
+    for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
+    let strings = 0
+    for (let slot = 0; slot < this.slots; slot++) strings += (this.ids[slot]?.length ?? 0) + (this.nameSort[slot]?.length ?? 0) * 2 + 32
+    const columns = this.alive.length * (1 + 1 + 1 + 2 + 8 + 1 + 8)
+    return { postings, documents: columns + strings + this.#slotOfRow.byteLength, terms }
+  }
+}

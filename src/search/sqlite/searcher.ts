@@ -1,0 +1,147 @@
+/**
+ * Answers searches from an in-memory index that follows the SQLite index: loaded whole at
+ * first use and after a generation swap (a reindex), then caught up before each search
+ * with the rows written since the version it holds — by this process or by a standalone
+ * indexer — so a search always sees every change committed before it started.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type Database from 'better-sqlite3'
+import { loadSynonyms } from '../synonyms.js'
+import { planQuery } from '../query-plan.js'
+import type { SearchQuery, SearchResult } from '../search-engine.js'
+import { hitOf } from './hits.js'
+import { MemoryIndex } from './memory-index.js'
+import { rank, Scratch } from './ranking.js'
+import { categoriesSince, changesSince, readMeta, readRows, Statements } from './schema.js'
+
+/** Rows read per step of a bulk load; searches from the old index run between steps. */
+const LOAD_CHUNK = 2000
+/** A fresh index is loaded in the background once dead slots exceed this share of live ones. */
+const COMPACT_RATIO = 0.25
+const COMPACT_MIN_DEAD = 1000
+
+export interface SearcherStats {
+  generation: number
+  version: number
+  documents: number
+  deadSlots: number
+  terms: number
+  /** Approximate bytes: postings, per-document columns, term keys, query scratch. */
+  bytes: { postings: number, documents: number, terms: number, scratch: number }
+}
+
+export class Searcher {
+  readonly #statements: Statements
+  readonly #synonyms = loadSynonyms()
+  readonly #scratch = new Scratch()
+  #index: MemoryIndex | undefined
+  #loading: Promise<MemoryIndex> | undefined
+  #compacting: Promise<void> | undefined
+
+  constructor (db: Database.Database) {
+    this.#statements = new Statements(db)
+  }
+
+  #meta (): { generation: number, version: number } {
+    return this.#statements.db.transaction(() => ({
+      generation: readMeta(this.#statements, 'generation') as number,
+      version: readMeta(this.#statements, 'version') as number
+    }))()
+  }
+
+  /** Loads generation `g` whole, yielding between chunks; restarts if a swap drops it meanwhile. */
+  async #load (g: number): Promise<MemoryIndex> {
+    try {
+      const index = new MemoryIndex(g, this.#meta().version)
+      for (const { category, terms } of categoriesSince(this.#statements, g, -1)) index.setCategoryTerms(category, terms)
+      for (let after = 0; ;) {
+        const rows = readRows(this.#statements, g, after, LOAD_CHUNK)
+        if (rows.length === 0) break
+        for (const row of rows) index.add(row)
+        after = (rows.at(-1) as { rowid: number }).rowid
+        await nextTurn()
+      }
+      index.trim()
+      return index
+    } catch (err) {
+      const { generation } = this.#meta()
+      if (generation !== g) {
+        this.#statements.clear()
+        return await this.#load(generation)
+      }
+      throw err
+    }
+  }
+
+  /** Applies what was written since the index's version; false when its generation is gone. */
+  #catchUp (index: MemoryIndex): boolean {
+    return this.#statements.db.transaction(() => {
+      const { generation, version } = this.#meta()
+      if (generation !== index.generation) return false
+      if (version === index.version) return true
+      const changes = changesSince(this.#statements, generation, index.version)
+      for (const { category, terms } of changes.categories) index.setCategoryTerms(category, terms)
+      for (const rowid of changes.removed) index.remove(rowid)
+      for (const row of changes.rows) if (!index.has(row.rowid)) index.add(row)
+      index.version = version
+      return true
+    })()
+  }
+
+  /** The current index, caught up; loads a new generation first when the index was swapped. */
+  async #current (): Promise<MemoryIndex> {
+    for (;;) {
+      const index = this.#index
+      if (index !== undefined && this.#catchUp(index)) {
+        this.#maybeCompact(index)
+        return index
+      }
+      // Searches wait for the new generation, so the old copy can go now: one copy in memory
+      // at a time, not two, while a reindexed index loads.
+      this.#index = undefined
+      this.#loading ??= this.#load(this.#meta().generation).finally(() => { this.#loading = undefined })
+      const loaded = await this.#loading
+      // Another search may have installed a copy meanwhile (the await lets it run).
+      const installed = this.#index as MemoryIndex | undefined
+      if (installed === undefined || loaded.generation >= installed.generation) this.#index = loaded
+    }
+  }
+
+  /** Dead slots cost memory and scan time: load a fresh copy in the background and swap it in. */
+  #maybeCompact (index: MemoryIndex): void {
+    if (this.#compacting !== undefined || index.dead < Math.max(COMPACT_MIN_DEAD, index.live * COMPACT_RATIO)) return
+    this.#compacting = this.#load(index.generation).then((fresh) => {
+      if (this.#index === index && this.#catchUp(fresh)) this.#index = fresh
+    }).finally(() => { this.#compacting = undefined })
+  }
+
+  /** Starts loading now (a worker warms up before the first search arrives). */
+  async warm (): Promise<void> {
+    await this.#current()
+  }
+
+  async search (query: SearchQuery): Promise<SearchResult> {
+    const index = await this.#current()
+    const plan = planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord })
+    const ranked = rank(index, this.#scratch, { plan, filter: query.filter, sort: query.sort, page: query.page, facets: query.facets })
+    const hits = ranked.docs.map((doc) => hitOf(index, doc, plan))
+    return ranked.facetDistribution === undefined ? { total: ranked.total, hits } : { total: ranked.total, hits, facetDistribution: ranked.facetDistribution }
+  }
+
+  /** Waits for a background compaction, if one runs (tests). */
+  async settled (): Promise<void> {
+    await this.#compacting
+  }
+
+  async stats (): Promise<SearcherStats> {
+    const index = await this.#current()
+    return {
+      generation: index.generation,
+      version: index.version,
+      documents: index.live,
+      deadSlots: index.dead,
+      terms: index.postings.size,
+      bytes: { ...index.bytes(), scratch: this.#scratch.bytes }
+    }
+  }
+}

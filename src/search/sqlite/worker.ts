@@ -1,0 +1,28 @@
+/**
+ * A search thread: holds its own in-memory index (loaded from and following the SQLite
+ * index) and answers the queries the API thread sends, so ranking never runs on the
+ * thread that serves writes and /health. Queries arrive already analysed: kuromoji stays
+ * on the API thread, loaded once per process.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { Searcher } from './searcher.js'
+import type { WorkerReply, WorkerRequest } from './pool.js'
+
+const { file } = workerData as { file: string }
+const db = new Database(file)
+db.pragma('busy_timeout = 5000')
+const searcher = new Searcher(db)
+const port = parentPort as NonNullable<typeof parentPort>
+
+// Load before the first query arrives; a failure here is reported with that query.
+searcher.warm().catch(() => {})
+
+port.on('message', (request: WorkerRequest) => {
+  const answer = request.kind === 'search' ? searcher.search(request.query) : searcher.stats()
+  answer.then(
+    (result) => { port.postMessage({ id: request.id, result } satisfies WorkerReply) },
+    (err: unknown) => { port.postMessage({ id: request.id, error: String((err as Error).message ?? err) } satisfies WorkerReply) }
+  )
+})
+

@@ -1,0 +1,66 @@
+/** The in-memory index's building blocks: stored term encoding, posting lists, slots. */
+import { test } from 'tap'
+import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexRow } from '../src/search/sqlite/memory-index.js'
+import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE } from '../src/search/sqlite/terms.js'
+
+test('stored terms: the first four forms of a word keep its position, further forms and bigrams do not', async (t) => {
+  const forms = ['天気', 'テンキ', 'てんき', 'tenki', 'extra'].map((term) => ({ term, position: 3 }))
+  t.same(encodeTerms([...forms, { term: '天気予', position: 3, bigram: true }, { term: 'weather', position: 0 }]),
+    ['天気', 3, 'テンキ', 3, 'てんき', 3, 'tenki', 3, 'extra', LOOSE, '天気予', BIGRAM, 'weather', 0])
+  t.same(encodeCategoryTerms([{ term: '天気', position: 1 }, { term: '気予', position: 1, bigram: true }]), ['天気', 1, 0, '気予', 1, 1], 'category terms keep positions, bigrams flagged')
+})
+
+test('postings: appended in slot order, found by slot, trimmed to size', async (t) => {
+  const posting = new Posting(1)
+  for (const slot of [1, 4, 4, 9]) posting.push(((slot << 10) | (slot === 4 && posting.find(4) >= 0 ? DESCRIPTION_BIT : 0) | 7) >>> 0)
+  t.equal(posting.length, 4)
+  t.equal(posting.find(4), 1, 'the first entry of the slot')
+  t.equal(posting.find(5), -1)
+  t.equal(posting.find(9), 3)
+  t.equal(slotOf(posting.entries[3] as number), 9)
+  t.ok(posting.entries.length >= 4)
+  posting.trim()
+  t.equal(posting.entries.length, 4)
+  t.equal(posting.bytes, 16)
+})
+
+function row (rowid: number, overrides: Partial<IndexRow> = {}): IndexRow {
+  return {
+    rowid,
+    id: `svc_${rowid}`,
+    category: 'weather',
+    status: 'verified',
+    priceAtomic: 1000,
+    trustScore: 50,
+    nameSort: `service ${rowid}`,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    chains: ['eip155:8453', 'eip155:8453'],
+    terms: [encodeTerms([{ term: 'tokyo', position: 0 }, { term: 'weather', position: 1 }, { term: 'tokyo', position: 5 }]), encodeTerms([{ term: 'forecast', position: 600 }])],
+    ...overrides
+  }
+}
+
+test('documents: one entry per term and attribute at its first position, dead slots, vocabulary', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  index.setCategoryTerms('weather', encodeCategoryTerms([{ term: 'weather', position: 0 }, { term: '天気', position: 1 }, { term: '天気予', position: 1, bigram: true }]))
+  t.equal(index.add(row(5)), 0)
+  t.equal(index.add(row(5)), 0, 'a row already held keeps its slot')
+  t.equal(index.add(row(2000, { chains: ['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'] })), 1, 'rowids far apart are fine')
+  const tokyo = index.postings.get('tokyo') as Posting
+  t.equal(tokyo.length, 2, 'tokyo twice in a name is one entry per document')
+  t.equal((tokyo.entries[0] as number) & NO_POSITION, 0, 'at its first position')
+  const forecast = index.postings.get('forecast') as Posting
+  t.equal((forecast.entries[0] as number) & DESCRIPTION_BIT, DESCRIPTION_BIT)
+  t.equal((forecast.entries[0] as number) & NO_POSITION, NO_POSITION - 1, 'positions beyond the range are capped')
+  t.same(index.categoryTerms.get('天気'), [[0, 1]])
+  t.ok(index.vocabulary.has('天気') && !index.vocabulary.has('天気予'), 'category words are vocabulary, bigrams are not')
+  t.same(index.chainSetMembers[index.chainSet[0] as number], ['eip155:8453'], 'chains deduplicated')
+
+  index.remove(5)
+  index.remove(5)
+  index.remove(77)
+  t.same([index.live, index.dead, index.has(5), index.has(2000)], [1, 1, false, true])
+  t.equal(index.add(row(5)), 2, 'a row coming back gets a new slot')
+  const bytes = index.bytes()
+  t.ok(bytes.postings > 0 && bytes.documents > 0 && bytes.terms > 0)
+})
