@@ -70,7 +70,8 @@ test('a Bazaar item: the probe\'s accepts win, names follow the Bazaar rules, me
   const probed = toBazaarItem({ ...plain, paymentRequirements: [live], lastChecked: '2026-02-01T00:00:00.000Z' })
   t.same(probed.accepts, [{ ...live, maxAmountRequired: '1000' }], 'the real requirements, as the endpoint answered them')
   t.equal(probed.metadata.acceptsSource, 'probe')
-  t.equal(probed.lastUpdated, '2026-02-01T00:00:00.000Z', 'a later probe is the last update')
+  t.equal(probed.lastUpdated, plain.updatedAt, 'a probe alone does not move lastUpdated: the export changes only with the change feed')
+  t.notOk('uptimeScore' in probed.metadata || 'lastChecked' in probed.metadata, 'per-probe figures live at /api/services/:id/status, not in the export')
 })
 
 test('export filters are validated like the list endpoint\'s', async (t) => {
@@ -141,6 +142,14 @@ test('export filters, ETag and If-None-Match', async (t) => {
   t.equal(unchanged.statusCode, 304)
   t.equal(unchanged.body, '')
   t.equal((await app.inject({ url: '/api/export', headers: { 'if-none-match': `"other", W/${etag}` } })).statusCode, 304, 'weak and listed forms match')
+  // A probe that changes nothing the export shows (same status and trust) is no change-feed
+  // event: the body must then be byte for byte what the ETag promised.
+  const someone = first.json<ExportBody>().items[0] as { metadata: { id: string } }
+  await app.store.recordProbe(someone.metadata.id, { checkedAt: new Date().toISOString(), httpStatus: 402, x402Version: 2, latencyMs: 5, answered402: true, matched: false, reason: 'probe for the test', accepts: null },
+    (service) => ({ status: service.status, trustScore: service.trustScore, uptimeScore: 12.5, lastChecked: new Date().toISOString(), paymentRequirements: service.paymentRequirements }), null)
+  const afterProbe = await app.inject('/api/export')
+  t.equal(afterProbe.headers.etag, etag, 'a probe with no visible change keeps the ETag')
+  t.equal(afterProbe.body, first.body, 'and the body is the one the ETag stands for')
   t.equal((await register(app, validBody())).statusCode, 201)
   const changed = await app.inject({ url: '/api/export', headers: { 'if-none-match': etag } })
   t.equal(changed.statusCode, 200, 'a write changes the ETag')

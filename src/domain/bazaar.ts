@@ -51,8 +51,6 @@ export const BazaarItemSchema = Type.Object({
     category: Type.String(),
     status: ServiceStatusEnum,
     trustScore: Type.Integer(),
-    uptimeScore: Type.Union([Type.Number(), Type.Null()]),
-    lastChecked: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     method: HttpMethodEnum,
     supportedChains: Type.Array(Type.String()),
     pricing: Type.Object({ currency: Type.String(), pricePerRequest: Type.String(), freeQuota: Type.Integer() }),
@@ -141,7 +139,9 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
     ? (record.paymentRequirements as PaymentRequirement[]).map((req) => ({ ...req, maxAmountRequired: req.amount }))
     : acceptsFromRegistration(record)
   const acceptsSource: 'probe' | 'registration' = fromProbe ? 'probe' : 'registration'
-  const lastUpdated = record.lastChecked !== null && record.lastChecked > record.updatedAt ? record.lastChecked : record.updatedAt
+  // Only what a change-feed event changes, so the export's ETag (the store's sequence) is honest:
+  // per-probe figures (uptime, last check) move without one and live at /api/services/:id/status.
+  const lastUpdated = record.updatedAt
   const serviceName = bazaarServiceName(record.name)
   return {
     resource: record.endpoint,
@@ -159,8 +159,6 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
       category: record.category,
       status: record.status,
       trustScore: record.trustScore,
-      uptimeScore: record.uptimeScore,
-      lastChecked: record.lastChecked,
       method: record.method,
       supportedChains: record.supportedChains,
       pricing: {
