@@ -294,15 +294,18 @@ function renderAnswer () {
   }
   const { total, results, facetDistribution } = lastAnswer.body
   renderFacets(facetDistribution)
-  els.summary.textContent = strings.summary(total, lastAnswer.q)
   if (total === 0) {
+    // The heading says it; a "0 services match" summary above it would say it twice.
+    els.summary.textContent = ''
     els.state.append(
       h('h2', {}, strings.noResultsTitle(lastAnswer.q)),
-      h('ul', { class: 'tips' }, strings.noResultsTips.map((tip) => h('li', {}, tip))),
-      hasFilters() ? h('p', {}, strings.noResultsFiltered, ' ', h('button', { type: 'button', class: 'link-button', onclick: () => clearFilters() }, strings.clearFilters)) : null
+      h('ul', { class: 'tips' }, strings.noResultsTips.map((tip) => h('li', {}, tip)))
     )
+    // Node.append would turn a null into the text "null": add the hint only when it applies.
+    if (hasFilters()) els.state.append(h('p', {}, strings.noResultsFiltered, ' ', h('button', { type: 'button', class: 'link-button', onclick: () => clearFilters() }, strings.clearFilters)))
     return
   }
+  els.summary.textContent = strings.summary(total, lastAnswer.q)
   for (const result of results) els.list.append(renderResult(result))
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   if (pages > 1) {

@@ -233,6 +233,11 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     t.equal(overflow, 0, 'no sideways scrolling')
     await page.locator('#state .link-button').click()
     await page.waitForURL((url) => !url.search.includes('status='))
+    await page.locator('#state h2').waitFor()
+    const state = await page.locator('#state').textContent() ?? ''
+    t.match(state, /No services match “zzqxjv”/, 'still nothing without the filter')
+    t.notMatch(state, /null|Filters are on/, 'no filter hint, and no stray "null", once the filters are cleared')
+    t.equal(await page.locator('#summary').textContent(), '', 'the empty state is said once, not also in the summary')
   })
 })
 
