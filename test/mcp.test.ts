@@ -98,6 +98,9 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const badFilter = await call('search_services', { query: 'weather', category: 'nope' })
   t.ok(badFilter.isError)
   t.match(JSON.stringify(badFilter.content), /category/, 'the error names the field')
+  const badNetwork = await call('search_services', { query: 'weather', network: 'toString' })
+  t.ok(badNetwork.isError)
+  t.match(JSON.stringify(badNetwork.content), /network: unknown network/, 'named as this tool\'s argument, network')
   const tooMany = await call('search_services', { query: 'weather', limit: 500 })
   t.ok(tooMany.isError, 'limit is bounded')
 

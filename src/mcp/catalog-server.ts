@@ -11,7 +11,7 @@ import { resolveNetwork } from '../domain/networks.js'
 import { toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { MAX_OFFSET, toStoreQuery } from '../domain/service-query.js'
 import { SERVICE_STATUSES } from '../domain/trust.js'
-import { NotFoundError } from '../errors.js'
+import { NotFoundError, ValidationError } from '../errors.js'
 import { analyzeIntent, splitQueryWords } from '../search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import { MAX_QUERY_LENGTH } from '../search/schemas.js'
@@ -29,6 +29,16 @@ export interface CatalogDeps {
 export const MAX_TOOL_RESULTS = 50
 
 /** How to pay for and call one service, as an agent needs it. */
+/** Runs `work`, naming a validation failure of `from` (the list API's name) as `to` (this tool's argument). */
+function renameField<T> (from: string, to: string, work: () => T): T {
+  try {
+    return work()
+  } catch (err) {
+    if (err instanceof ValidationError && err.field === from) throw new ValidationError(to, err.message.slice(from.length + 2))
+    throw err
+  }
+}
+
 export function agentView (record: ServiceRecord): Record<string, unknown> {
   const service = toService(record)
   const network = resolveNetwork(record.network)
@@ -97,7 +107,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     },
     annotations: { title: 'Search paid APIs', ...READ_ONLY }
   }, async (args) => {
-    const { filter, sort, page } = toStoreQuery({
+    const { filter, sort, page } = renameField('chain', 'network', () => toStoreQuery({
       ...(args.category === undefined ? {} : { category: args.category }),
       ...(args.network === undefined ? {} : { chain: args.network }),
       ...(args.status === undefined ? {} : { status: args.status }),
@@ -105,7 +115,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
       ...(args.sortBy === undefined ? {} : { sortBy: args.sortBy }),
       limit: args.limit,
       offset: args.offset
-    })
+    }))
     if (args.query === undefined || args.query.trim() === '') {
       const listed = await deps.store.listServices(filter, sort ?? { field: 'trustScore', order: 'desc' }, page)
       return result({ total: listed.total, results: listed.items.map(agentView) })
