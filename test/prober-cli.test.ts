@@ -10,8 +10,8 @@ import { startX402Server } from './support/x402-servers.js'
 const PROBER_ENTRY = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'prober.js')
 const PAY_TO = '0x1111111111111111111111111111111111111111'
 
-function run (env: Record<string, string>) {
-  const child = spawn(process.execPath, [PROBER_ENTRY], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+function run (env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, [PROBER_ENTRY, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
@@ -55,4 +55,15 @@ test('with scheduled probing off there is nothing to run', async (t) => {
   const bad = run({ DATA_DIR: tempDataDir(t), CATALOG_PROBE_TIMEOUT_MS: 'x' })
   t.equal(await bad.exited, 1)
   t.match(bad.output(), /^prober: CATALOG_PROBE_TIMEOUT_MS/)
+})
+
+test('--help prints usage and starts nothing; an unknown argument is refused', async (t) => {
+  const dataDir = tempDataDir(t)
+  const help = run({ DATA_DIR: dataDir }, ['--help'])
+  t.equal(await help.exited, 0)
+  t.match(help.output(), /^usage: npm run prober/)
+  t.match(help.output(), /CATALOG_PROBER=external/)
+  const unknown = run({ DATA_DIR: dataDir }, ['--once'])
+  t.equal(await unknown.exited, 2)
+  t.match(unknown.output(), /unknown argument "--once"/)
 })

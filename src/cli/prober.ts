@@ -7,21 +7,38 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
+import { openCatalogStore } from '../adapters.js'
 import { loadConfig } from '../config.js'
 import { CatalogError } from '../errors.js'
 import { HttpEndpointProber } from '../prober/endpoint-prober.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
-import { SqliteCatalogStore } from '../store/sqlite-store.js'
 
-async function main (): Promise<number> {
+const HELP = `usage: npm run prober
+
+Probes every listed endpoint on a schedule, as its own process (run the API with
+CATALOG_PROBER=external). Exactly one prober works on a store at a time: a second one waits
+for the store's lease. Configured by the environment, like the API: DATA_DIR or
+CATALOG_STORE/MONGO_URL, CATALOG_PROBE_INTERVAL_S, CATALOG_PROBE_TIMEOUT_MS,
+CATALOG_PROBE_ALLOW_PRIVATE, CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST,
+CATALOG_PROBE_SEEDED (see README).`
+
+async function main (argv: string[]): Promise<number> {
+  if (argv.some((arg) => arg === '--help' || arg === '-h' || arg === 'help')) {
+    console.log(HELP)
+    return 0
+  }
+  if (argv.length > 0) {
+    console.error(`prober: unknown argument "${argv[0] as string}"\n${HELP}`)
+    return 2
+  }
   const config = loadConfig()
   if (config.probeIntervalS === 0) {
     console.error('prober: CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off); nothing to do')
     return 2
   }
   const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
-  const store = new SqliteCatalogStore(config.dataDir)
+  const store = await openCatalogStore(config)
   const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
   const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
   const scheduler = new ProbeScheduler({
@@ -39,7 +56,7 @@ async function main (): Promise<number> {
   return 0
 }
 
-main().then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
+main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
   console.error(`prober: ${err instanceof CatalogError ? err.message : String((err as Error).stack ?? err)}`)
   process.exitCode = 1
 })
