@@ -12,10 +12,10 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import express from 'express'
 import { paymentMiddleware, x402ResourceServer } from '@x402/express'
-import type { FacilitatorClient } from '@x402/core/server'
 import type { Network } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { ExactSvmScheme } from '@x402/svm/exact/server'
+import { noPaymentFacilitator } from '../../scripts/x402-demo-server.js'
 import { PROJECT_ROOT } from '../../src/paths.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 
@@ -61,15 +61,6 @@ async function listen (server: Server, port = 0): Promise<RunningServer> {
   }
 }
 
-/** A facilitator that supports exact payments on `network` and never verifies one (tests never pay). */
-function localFacilitator (network: Network): FacilitatorClient {
-  return {
-    getSupported: async () => ({ kinds: [{ x402Version: 2, scheme: 'exact', network }], extensions: [], signers: {} }),
-    verify: async () => ({ isValid: false, invalidReason: 'test facilitator: payments are not accepted' }),
-    settle: async () => ({ success: false, errorReason: 'test facilitator: payments are not settled', transaction: '', network })
-  }
-}
-
 const V1_DIR = join(PROJECT_ROOT, 'test', 'x402-v1')
 
 /** Whether the optional v1 server set (`npm ci --prefix test/x402-v1`) is installed. */
@@ -88,7 +79,7 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
   const app = express()
   if ((options.version ?? 2) === 2) {
     const id = network.id as Network
-    const resourceServer = new x402ResourceServer(localFacilitator(id))
+    const resourceServer = new x402ResourceServer(noPaymentFacilitator(id))
       .register(id, network.family === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme())
     app.use(paymentMiddleware({
       [`${method} ${path}`]: { accepts: { scheme: 'exact', price, network: id, payTo: options.payTo }, description: 'test paid route' }
