@@ -37,4 +37,6 @@ test('trust score', async (t) => {
   t.equal(computeTrustScore({ status: 'inactive', uptimeScore: null, txCount: 0 }), 0)
   t.ok(computeTrustScore({ status: 'verified', uptimeScore: 99, txCount: 10 }) > computeTrustScore({ status: 'unverified', uptimeScore: 99, txCount: 10 }))
   t.ok(computeTrustScore({ status: 'verified', uptimeScore: 99.9, txCount: 10 }) > computeTrustScore({ status: 'verified', uptimeScore: 80, txCount: 10 }))
+  t.equal(computeTrustScore({ status: 'unverified', uptimeScore: 100, txCount: 0 }), computeTrustScore({ status: 'unverified', uptimeScore: null, txCount: 0 }),
+    'an unverified listing earns nothing for uptime: a copy of someone else\'s live endpoint must not outrank an honest new listing')
 })

@@ -65,7 +65,7 @@ test('mismatch, outage and recovery through on-demand probes; the probes listing
   for (let i = 0; i < 3; i++) t.match(await app.prober.probeService(id), { answered402: false, reason: 'connection refused' })
   status = (await app.inject(`/api/services/${id}/status`)).json()
   t.match(status, { status: 'inactive', uptimeScore: 40, lastProbe: { httpStatus: null, reason: 'connection refused' } })
-  t.equal(status.trustScore, 16, 'inactive 0 + 40 × 40 %')
+  t.equal(status.trustScore, 0, 'inactive 0, and uptime counts only while verified')
 
   // It comes back: verified again.
   const back = await startX402Server({ payTo: PAY_TO, port })
