@@ -47,6 +47,20 @@ test('list filters and sorting with prototype names', async (t) => {
   }
 })
 
+test('routes without parameters refuse unknown ones too, naming them', async (t) => {
+  const app = await build(t)
+  const [someone] = (await app.store.listServices({}, { field: 'name', order: 'asc' }, { limit: 1, offset: 0 })).items
+  const id = (someone as { id: string }).id
+  for (const url of [`/api/services/${id}`, `/api/services/${id}/status`, '/api/categories', '/.well-known/x402']) {
+    t.equal((await app.inject(url)).statusCode, 200, url)
+    for (const word of ['foo', ...PROTOTYPE_WORDS]) {
+      const res = await app.inject(`${url}?${word}=1`)
+      t.equal(res.statusCode, 400, `${url}?${word}=1`)
+      t.equal(res.json().field, word)
+    }
+  }
+})
+
 test('search words with prototype names are ordinary words', async (t) => {
   const app = await build(t)
   await app.searchReady()

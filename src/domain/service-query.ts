@@ -33,6 +33,9 @@ export const ListQueryProperties = {
 }
 
 export const ListQuerySchema = Type.Object(ListQueryProperties, { additionalProperties: false })
+
+/** For routes that take no query parameters: an unknown one is a 400 naming it, as everywhere else. */
+export const NoQuerySchema = Type.Object({}, { additionalProperties: false })
 export type ListQuery = Static<typeof ListQuerySchema>
 
 export interface StoreQuery {

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { CATEGORIES } from '../domain/categories.js'
+import { NoQuerySchema } from '../domain/service-query.js'
 
 const CategorySchema = Type.Object({
   id: Type.String(),
@@ -15,6 +16,7 @@ const categoriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/categories', {
     config: { cache: 'store' },
     schema: {
+      querystring: NoQuerySchema,
       tags: ['categories'],
       summary: 'Category taxonomy (English and Japanese names) with service counts',
       response: { 200: Type.Array(CategorySchema) }

@@ -9,7 +9,7 @@ import {
   BAZAAR_X402_VERSION, BazaarListResponseSchema, BazaarSearchResponseSchema, toBazaarItem, toCatalogFilter
 } from '../domain/bazaar.js'
 import { samePayTo } from '../domain/pay-to.js'
-import { MAX_OFFSET, PageSizeSchema, DEFAULT_PAGE_SIZE } from '../domain/service-query.js'
+import { MAX_OFFSET, PageSizeSchema, DEFAULT_PAGE_SIZE, NoQuerySchema } from '../domain/service-query.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { ValidationError } from '../errors.js'
 import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
@@ -108,6 +108,7 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/.well-known/x402', {
     schema: {
+      querystring: NoQuerySchema,
       tags: ['discovery'],
       summary: 'Endpoints of verified services, for scanners such as x402scan (streamed; ETag)',
       response: { 200: WellKnownSchema, 304: Type.Null() }

@@ -7,7 +7,7 @@ import { decideOwnership } from '../domain/ownership.js'
 import { probeTargetOf } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
 import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
-import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, toStoreQuery } from '../domain/service-query.js'
+import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
@@ -94,6 +94,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/services/:id', {
     config: { cache: 'store' },
     schema: {
+      querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'One service',
       params: IdParams,
@@ -104,6 +105,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Not cached: probes move uptime and lastChecked without a change-feed event.
   app.get('/api/services/:id/status', {
     schema: {
+      querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Trust and monitoring signals of one service, and why (the last probe)',
       params: IdParams,
@@ -137,6 +139,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // Authenticate before the body is parsed or validated: strangers learn nothing about the rules.
     onRequest: app.authenticate,
     schema: {
+      querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Register a paid endpoint (Bearer API key)',
       security: [{ bearerAuth: [] }],
@@ -167,6 +170,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch('/api/services/:id', {
     ...ownerOnly,
     schema: {
+      querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Change description, category, method, pricing or payment config (owner\'s key)',
       description: 'Validated by the registration rules. A change to what the probe checks (method, network, chains, payTo, price) makes a verified service unverified until a probe matches again, and queues that probe.',
@@ -186,6 +190,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/api/services/:id', {
     ...ownerOnly,
     schema: {
+      querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Remove a service (owner\'s key)',
       security: [{ bearerAuth: [] }],
@@ -202,6 +207,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/services/:id/probe', {
     ...ownerOnly,
     schema: {
+      querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Probe the endpoint now, record the probe and apply the status rules (owner\'s key)',
       security: [{ bearerAuth: [] }],
