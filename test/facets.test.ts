@@ -11,7 +11,7 @@ import { splitQueryWords } from '../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { FacetDistribution, SearchQuery } from '../src/search/search-engine.js'
 import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
-import type { ServiceFilter } from '../src/store/catalog-store.js'
+import type { ServiceFilter } from '../src/domain/catalog-query.js'
 import { build, tempDataDir } from './helper.js'
 
 function tally (records: readonly ServiceRecord[]): Required<FacetDistribution> {

@@ -4,7 +4,7 @@
  * speak SQL or Meilisearch filter strings.
  */
 import type { IndexedTerm, QueryWord } from './analysis/analyzer.js'
-import type { Page, ServiceFilter, ServiceSort } from '../store/catalog-store.js'
+import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
 import type { ServiceStatus } from '../domain/trust.js'
 
 /** Searchable attributes, most important first (Meilisearch's searchableAttributes order). */

@@ -6,22 +6,7 @@
 import type { MonitoringUpdate, ProbeSummary } from '../domain/lifecycle.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
-import type { ServiceStatus } from '../domain/trust.js'
-
-export interface ServiceFilter {
-  category?: string
-  /** CAIP-2 id; matches services listing it in supportedChains. */
-  chain?: string
-  status?: ServiceStatus
-  /** Inclusive upper bound on the price, in atomic units. */
-  maxPriceAtomic?: number
-}
-
-/** A listing filter the store (not the search engine) understands: also by payment address. */
-export interface CatalogFilter extends ServiceFilter {
-  /** Registered payment address; EVM addresses compare case-insensitively, others exactly. */
-  payTo?: string
-}
+import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
 
 /** Why a listing was removed in favour of another registration of its endpoint. */
 export interface Displacement {
@@ -36,20 +21,6 @@ export interface Displacement {
   reason: string
   /** ISO time. */
   at: string
-}
-
-export const SORT_FIELDS = ['price', 'trustScore', 'name', 'createdAt'] as const
-export type SortField = typeof SORT_FIELDS[number]
-export type SortOrder = 'asc' | 'desc'
-
-export interface ServiceSort {
-  field: SortField
-  order: SortOrder
-}
-
-export interface Page {
-  limit: number
-  offset: number
 }
 
 export interface ServicePage {
