@@ -93,7 +93,7 @@ test('the app reads every variable compose sets, and accepts the values', async 
   t.same(services.api?.ports, [`${api.port}:${api.port}`], 'and is published on port 3000')
   t.equal(api.port, 3000)
   t.equal(api.seed, 'demo', 'with the demo catalog')
-  t.same(services.indexer?.command, ['node', 'dist/indexer/cli.js', 'watch'])
+  t.same(services.indexer?.command, ['node', 'dist/src/indexer/cli.js', 'watch'])
 })
 
 test('the Dockerfile is multi-stage, runs the built server unprivileged; .dockerignore keeps local state out', async (t) => {

@@ -8,10 +8,10 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
-import { loadConfig } from '../src/config.js'
-import { CatalogError } from '../src/errors.js'
-import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
-import { openCatalogStore, openSearchEngine } from '../src/adapters.js'
+import { loadConfig } from '../config.js'
+import { CatalogError } from '../errors.js'
+import { loadTokenizer } from '../search/analysis/tokenizer.js'
+import { openCatalogStore, openSearchEngine } from '../adapters.js'
 import { Indexer } from './indexer.js'
 import { progressBar } from './progress.js'
 
