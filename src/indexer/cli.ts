@@ -38,7 +38,8 @@ async function main (command: string | undefined): Promise<number> {
     console.log(`store services:   ${status.storeCount}`)
     console.log(`index documents:  ${status.indexCount}`)
     console.log(`checkpoint:       ${status.checkpoint} of ${status.latestSeq}`)
-    console.log(`lag:              ${status.lag} change${status.lag === 1 ? '' : 's'}`)
+    // Sequence distance, not a count: the feed may skip numbers.
+    console.log(`lag:              ${status.lag} (at most ${status.lag} change${status.lag === 1 ? '' : 's'} to index)`)
     await close()
     return 0
   }
