@@ -10,8 +10,8 @@ import { startX402Server } from './support/x402-servers.js'
 const PROBER_ENTRY = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'prober.js')
 const PAY_TO = '0x1111111111111111111111111111111111111111'
 
-function run (env: Record<string, string>) {
-  const child = spawn(process.execPath, [PROBER_ENTRY], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+function run (env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, [PROBER_ENTRY, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
@@ -55,4 +55,13 @@ test('with scheduled probing off there is nothing to run', async (t) => {
   const bad = run({ DATA_DIR: tempDataDir(t), CATALOG_PROBE_TIMEOUT_MS: 'x' })
   t.equal(await bad.exited, 1)
   t.match(bad.output(), /^prober: CATALOG_PROBE_TIMEOUT_MS/)
+})
+
+test('prober check: exit 0 when the configured store answers (an unreachable one: test/unreachable-servers.test.ts)', async (t) => {
+  const ok = run({ DATA_DIR: tempDataDir(t) }, ['check'])
+  t.equal(await ok.exited, 0, ok.output())
+  t.match(ok.output(), /the store answers/)
+  const usage = run({ DATA_DIR: tempDataDir(t) }, ['status'])
+  t.equal(await usage.exited, 2)
+  t.match(usage.output(), /usage: npm run prober/)
 })

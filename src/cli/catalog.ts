@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
-import { SqliteCatalogStore } from '../store/sqlite-store.js'
+import { openCatalogStore } from '../adapters.js'
 import { DEFAULT_IMPORT_BATCH, importServices, readItems } from './import.js'
 
 const USAGE = 'usage: npm run catalog -- import FILE [--batch-size N] [--owner KEY_ID]'
@@ -26,7 +26,7 @@ async function main (argv: string[]): Promise<number> {
     if (command === 'import' && file !== undefined) console.error('--batch-size must be an integer from 1 to 10000')
     return 2
   }
-  const store = new SqliteCatalogStore(loadConfig().dataDir)
+  const store = await openCatalogStore(loadConfig())
   const tty = process.stderr.isTTY === true
   const started = performance.now()
   try {

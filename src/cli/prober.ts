@@ -1,9 +1,12 @@
 /**
  * The prober as its own process (npm run prober), for the scaled topology: run it with
- * CATALOG_PROBER=external on the API processes. It shares the store's DATA_DIR; the
- * store's lease makes sure exactly one prober works on it, so starting a second one
- * (or one next to an embedded prober) is harmless: it waits and takes over when the
- * holder stops or dies.
+ * CATALOG_PROBER=external on the API processes. It opens the configured store (the
+ * composition root: the SQLite DATA_DIR or MONGO_URL); the store's lease makes sure
+ * exactly one prober works on it, so starting a second one (or one next to an embedded
+ * prober) is harmless: it waits and takes over when the holder stops or dies.
+ *
+ * `npm run prober -- check` only checks that the store answers (exit 0) and stops: the
+ * compose health check, since a prober without its store can do nothing.
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
@@ -12,16 +15,30 @@ import { CatalogError } from '../errors.js'
 import { HttpEndpointProber } from '../prober/endpoint-prober.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
-import { SqliteCatalogStore } from '../store/sqlite-store.js'
+import { openCatalogStore } from '../adapters.js'
 
-async function main (): Promise<number> {
+async function main (command: string | undefined): Promise<number> {
+  if (command !== undefined && command !== 'check') {
+    console.error('usage: npm run prober [-- check]')
+    return 2
+  }
   const config = loadConfig()
+  if (command === 'check') {
+    const store = await openCatalogStore(config)
+    try {
+      await store.ping()
+    } finally {
+      await store.close()
+    }
+    console.log('prober: the store answers')
+    return 0
+  }
   if (config.probeIntervalS === 0) {
     console.error('prober: CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off); nothing to do')
     return 2
   }
   const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
-  const store = new SqliteCatalogStore(config.dataDir)
+  const store = await openCatalogStore(config)
   const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
   const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
   const scheduler = new ProbeScheduler({
@@ -34,12 +51,12 @@ async function main (): Promise<number> {
     await endpointProber.close()
     await store.close()
   })
-  logger.info({ dataDir: config.dataDir, intervalS: config.probeIntervalS, holder: scheduler.holder }, 'prober started (waits for the store lease if another prober holds it)')
+  logger.info({ store: config.store.kind, dataDir: config.dataDir, intervalS: config.probeIntervalS, holder: scheduler.holder }, 'prober started (waits for the store lease if another prober holds it)')
   scheduler.start()
   return 0
 }
 
-main().then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
+main(process.argv[2]).then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
   console.error(`prober: ${err instanceof CatalogError ? err.message : String((err as Error).stack ?? err)}`)
   process.exitCode = 1
 })
