@@ -163,6 +163,50 @@ test('the reindex CLI prints progress and the count; bad commands print usage', 
   t.match((usage as { stderr: string }).stderr, /usage/)
 })
 
+/**
+ * The same CLI commands against Meilisearch, through the composition root: only where a server
+ * is configured (CI). The store stays SQLite, so only MEILI_URL and MEILI_MASTER_KEY are needed.
+ */
+test('npm run indexer -- reindex|status|watch against Meilisearch', async (t) => {
+  const url = process.env.MEILI_URL
+  const apiKey = process.env.MEILI_MASTER_KEY
+  if (url === undefined || url === '' || apiKey === undefined || apiKey === '') {
+    t.pass('indexer CLI on Meilisearch', { skip: 'NOT RUN: set MEILI_URL and MEILI_MASTER_KEY (e.g. http://127.0.0.1:7700) to run the indexer CLI against Meilisearch' })
+    return
+  }
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  t.teardown(() => store.close())
+  const records = manyRecords(40)
+  await store.insertServices(records.slice(0, 30))
+  const indexUid = `indexer_cli_${Date.now().toString(36)}`
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn', CATALOG_SEARCH: 'meilisearch', MEILI_URL: url, MEILI_MASTER_KEY: apiKey, MEILI_INDEX: indexUid }
+  const { MeilisearchEngine } = await import('../src/search/meilisearch/meili-engine.js')
+  t.teardown(async () => { await (await MeilisearchEngine.open({ url, apiKey, indexUid })).drop() })
+
+  t.match((await run(process.execPath, [CLI, 'reindex'], { env })).stdout, /reindexed 30 services in/)
+  const status = (await run(process.execPath, [CLI, 'status'], { env })).stdout
+  t.match(status, /engine:\s+meilisearch/)
+  t.match(status, /index documents:\s+30/)
+  t.match(status, /lag:\s+0 /)
+
+  await store.insertServices(records.slice(30))
+  const watcher = spawn(process.execPath, [CLI, 'watch'], { env, stdio: 'ignore' })
+  const exited = new Promise((resolve) => watcher.on('exit', (code) => resolve(code)))
+  let documents = ''
+  for (let i = 0; i < 300 && !/index documents:\s+40\b/.test(documents); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    documents = (await run(process.execPath, [CLI, 'status'], { env })).stdout
+  }
+  watcher.kill('SIGTERM')
+  t.equal(await exited, 0, 'the watcher stops cleanly')
+  t.match(documents, /index documents:\s+40\b/, 'the watcher indexed the new services')
+  t.match(documents, /lag:\s+0 /)
+  const engine = await MeilisearchEngine.open({ url, apiKey, indexUid })
+  t.teardown(() => engine.close())
+  t.same(await engine.indexedIds(), await sortedStoreIds(store), 'index equals store')
+})
+
 test('an index in an older layout is emptied on open and refilled from the store', async (t) => {
   const dataDir = tempDataDir(t)
   const store = new SqliteCatalogStore(dataDir)
