@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
-import { Indexer } from '../indexer/indexer.js'
+import { Indexer } from '../src/indexer/indexer.js'
 import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
 import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.js'
@@ -278,7 +278,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     // ---- a reindex by the CLI while the API serves searches
     let reindexPeak: number | undefined
     if (args['reindex-while-serving'] === 'yes') {
-      const reindex = startChild('reindex', [join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js'), 'reindex'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
+      const reindex = startChild('reindex', [join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js'), 'reindex'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
       const serving = (async () => {
         while (reindex.process.exitCode === null && reindex.process.signalCode === null) {
           await load({ url: api.url, connections: 4, duration: 2, requests: searchPaths.map((path) => ({ path })) }, 20_000)

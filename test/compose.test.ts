@@ -25,16 +25,21 @@ const read = (path: string): string => readFileSync(join(PROJECT_ROOT, path), 'u
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service>, volumes: Record<string, unknown> }
 const services = compose.services
 
-/** The variables src/config.ts reads. */
-const configVariables = new Set([...read('src/config.ts').matchAll(/env\.([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1] as string))
+/** The variables src/config.ts reads: env.NAME, or a helper given (env, 'NAME', …). */
+const configVariables = new Set([...read('src/config.ts').matchAll(/env(?:\.([A-Z_][A-Z0-9_]*)|, '([A-Z_][A-Z0-9_]*)')/g)].map((m) => (m[1] ?? m[2]) as string))
 
 /** Compose's ${VAR:?message} and ${VAR:-default} resolved with the given environment. */
 function interpolate (value: string, env: Record<string, string>): string {
-  return value.replace(/\$\{([A-Z_]+)(?::[?-]([^}]*))?\}/g, (_, name: string) => env[name] ?? '')
+  return value.replace(/\$\{([A-Z_]+)(?::([?-])([^}]*))?\}/g, (_, name: string, kind?: string, text?: string) => {
+    const set = env[name]
+    if (set !== undefined && set !== '') return set
+    if (kind === '?') throw new Error(`compose would refuse to start: ${text ?? name}`)
+    return kind === '-' ? text ?? '' : ''
+  })
 }
 
-test('the four services, each with a health check', async (t) => {
-  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo'])
+test('the five services, each with a health check', async (t) => {
+  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo', 'prober'])
   for (const [name, service] of Object.entries(services)) {
     t.ok(service.healthcheck?.test !== undefined && service.healthcheck.test.length > 0, `${name} has a health check`)
     t.ok(service.image !== undefined, `${name} names its image`)
@@ -47,7 +52,7 @@ test('third-party images are pinned; ours are built from the Dockerfile', async 
     t.match(image, /^[\w./-]+:v?\d+\.\d+(\.\d+)?$/, `${name}: ${image} has a version tag`)
   }
   t.equal(services.meilisearch?.image, 'getmeili/meilisearch:v1.35.0')
-  for (const name of ['api', 'indexer']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
+  for (const name of ['api', 'indexer', 'prober']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
   const ci = parse(read('.github/workflows/ci.yml')) as { jobs: { test: { services: { meilisearch: { image: string } }, steps: Array<{ run?: string }>, env: Record<string, string> } } }
   t.equal(ci.jobs.test.services.meilisearch.image, services.meilisearch?.image, 'CI tests against the Meilisearch version compose runs')
   t.ok(ci.jobs.test.steps.some((step) => step.run?.includes(services.mongo?.image ?? '?') === true), 'and the MongoDB version')
@@ -71,6 +76,18 @@ test('start order waits for healthy dependencies', async (t) => {
     for (const dependency of ['mongo', 'meilisearch']) t.equal(services[name]?.depends_on?.[dependency]?.condition, 'service_healthy', `${name} waits for ${dependency}`)
   }
   t.equal(services.indexer?.depends_on?.api?.condition, 'service_healthy', 'the indexer starts after the API seeded the store')
+  t.equal(services.prober?.depends_on?.mongo?.condition, 'service_healthy', 'the prober waits for its store')
+  t.equal(services.prober?.depends_on?.api?.condition, 'service_healthy', 'and for the API')
+  t.same(services.prober?.healthcheck?.test, ['CMD', 'node', 'dist/src/cli/prober.js', 'check'], 'the prober is healthy while its store answers')
+  t.same(services.indexer?.healthcheck?.test, ['CMD', 'node', 'dist/src/indexer/cli.js', 'status'], 'the indexer while the store and the engine answer')
+  for (const [name, service] of Object.entries(services)) {
+    for (const dependency of Object.keys(service.depends_on ?? {})) t.ok(dependency in services, `${name} depends on a declared service (${dependency})`)
+  }
+})
+
+test('the variables src/config.ts reads are found', async (t) => {
+  for (const variable of ['MONGO_URL', 'MEILI_MASTER_KEY', 'CATALOG_INDEXER', 'CATALOG_PROBER', 'CATALOG_PROBE_INTERVAL_S']) t.ok(configVariables.has(variable), variable)
+  t.notOk(configVariables.has('NOT_A_CATALOG_VARIABLE'), 'and only those')
 })
 
 test('the app reads every variable compose sets, and accepts the values', async (t) => {
@@ -93,7 +110,26 @@ test('the app reads every variable compose sets, and accepts the values', async 
   t.same(services.api?.ports, [`${api.port}:${api.port}`], 'and is published on port 3000')
   t.equal(api.port, 3000)
   t.equal(api.seed, 'demo', 'with the demo catalog')
-  t.same(services.indexer?.command, ['node', 'dist/indexer/cli.js', 'watch'])
+  t.same(services.indexer?.command, ['node', 'dist/src/indexer/cli.js', 'watch'], 'the indexer service runs `npm run indexer -- watch`')
+  t.equal(api.indexer, 'external', 'so the API does not index')
+})
+
+test('the prober runs exactly once: in its own service, not in the API', async (t) => {
+  const secrets = { MEILI_MASTER_KEY: 'compose-test-master-key-0123456789' }
+  const configOf = (name: string): ReturnType<typeof loadConfig> =>
+    loadConfig(Object.fromEntries(Object.entries(services[name]?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), secrets)])))
+  t.equal(configOf('api').prober, 'external', 'the API leaves probing to the prober service')
+  const probers = Object.entries(services).filter(([, service]) => service.command?.join(' ') === 'node dist/src/cli/prober.js')
+  t.same(probers.map(([name]) => name), ['prober'], 'one service runs `npm run prober`')
+  t.equal((services.prober as Service & { deploy?: { replicas?: number } }).deploy?.replicas ?? 1, 1, 'with one replica')
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
+  t.equal(scripts.prober, 'node dist/src/cli/prober.js', 'the same entry as npm run prober')
+  t.equal(scripts.indexer, 'node dist/src/indexer/cli.js', 'and the indexer service the same as npm run indexer')
+  const environment = services.prober?.environment ?? {}
+  for (const variable of Object.keys(environment)) t.ok(configVariables.has(variable), `prober: ${variable} is read by src/config.ts`)
+  const prober = configOf('prober')
+  t.match(prober, { store: { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' } }, 'the prober opens the API\'s store')
+  t.ok(prober.probeIntervalS > 0, 'with scheduled probing on (it refuses to start otherwise)')
 })
 
 test('the Dockerfile is multi-stage, runs the built server unprivileged; .dockerignore keeps local state out', async (t) => {

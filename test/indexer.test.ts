@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { test } from 'tap'
-import { Indexer } from '../indexer/indexer.js'
-import { toSearchDocument } from '../indexer/search-document.js'
+import { Indexer } from '../src/indexer/indexer.js'
+import { toSearchDocument } from '../src/indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../src/domain/seed.js'
 import type { ServiceRecord } from '../src/domain/service.js'
 import { PROJECT_ROOT } from '../src/paths.js'
@@ -15,7 +15,7 @@ import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
 import { tempDataDir } from './helper.js'
 
 const run = promisify(execFile)
-const CLI = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')
+const CLI = join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js')
 const silent = { info: () => {}, error: () => {}, debug: () => {} }
 const demo = readSeedFile('demo')
 
@@ -56,7 +56,7 @@ test('the standalone indexer survives kill -9 between batches and converges', as
   t.equal(atCrash.documents, atCrash.checkpoint, 'documents and checkpoint were written together')
 
   const status = await run(process.execPath, [CLI, 'status'], { env })
-  t.match(status.stdout, new RegExp(`lag:\\s+${latest - atCrash.checkpoint} changes`))
+  t.match(status.stdout, new RegExp(`lag:\\s+${latest - atCrash.checkpoint} \\(at most ${latest - atCrash.checkpoint} changes to index\\)`))
 
   const resumed = spawn(process.execPath, [CLI, 'watch'], { env, stdio: 'ignore' })
   const resumedExit = new Promise((resolve) => resumed.on('exit', (code) => resolve(code)))
@@ -64,7 +64,7 @@ test('the standalone indexer survives kill -9 between batches and converges', as
   resumed.kill('SIGTERM')
   t.equal(await resumedExit, 0, 'SIGTERM stops the watcher cleanly')
   t.same(await engine.indexedIds(), await sortedStoreIds(store), 'index equals store: nothing missing, nothing extra')
-  t.match((await run(process.execPath, [CLI, 'status'], { env })).stdout, /lag:\s+0 changes/)
+  t.match((await run(process.execPath, [CLI, 'status'], { env })).stdout, /lag:\s+0 \(at most 0 changes to index\)/)
 })
 
 test('replaying a batch is harmless and an older document never overwrites a newer one', async (t) => {
@@ -82,6 +82,34 @@ test('replaying a batch is harmless and an older document never overwrites a new
   const search = async (word: string): Promise<number> => (await engine.search({ words: [{ text: word, forms: [word] }], filter: {}, page: { limit: 10, offset: 0 }, prefixLastWord: false })).total
   t.equal(await search('newname'), 1)
   t.equal(await search('oldname'), 0)
+})
+
+test('a feed that skips sequence numbers: lag is a bound, catch-up and reindex converge on the store', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  const engine = new SqliteSearchEngine(dataDir)
+  t.teardown(async () => { await engine.close(); await store.close() })
+  const tokenizer = await loadTokenizer()
+  const [a, b, c] = manyRecords(3) as [ServiceRecord, ServiceRecord, ServiceRecord]
+  await store.insertServices([a, b, c])
+  const indexer = new Indexer({ store, engine, tokenizer, logger: silent, batchSize: 1 })
+  await indexer.catchUp()
+  // Each update gives a a new number and leaves its old one unused: the feed has gaps.
+  for (const name of ['Zebrafirst', 'Zebrasecond', 'Zebrathird']) t.equal(await store.updateService({ ...a, name }), true)
+  t.equal(await store.deleteService(b.id), true)
+  const pending = await store.changesSince(await engine.checkpoint(), 100)
+  const { lag } = await indexer.status()
+  t.equal(pending.length, 2, 'two services changed: a (its newest state) and b (a tombstone)')
+  t.ok(lag > pending.length, `lag ${lag} is a sequence distance, above the ${pending.length} changes`)
+  t.equal(await indexer.catchUp(), 2, 'the indexer applies each pending change once, one batch each')
+  t.equal((await indexer.status()).lag, 0)
+  const search = async (word: string): Promise<string[]> => (await engine.search({ words: [{ text: word, forms: [word] }], filter: {}, page: { limit: 10, offset: 0 }, prefixLastWord: false })).hits.map((h) => h.id)
+  t.same(await search('zebrathird'), [a.id], 'the newest state is searchable')
+  t.same(await search('zebrafirst'), [], 'no older state is')
+  t.same(await engine.indexedIds(), [a.id, c.id].sort(), 'the deleted service is gone')
+  t.equal(await indexer.reindex(), 2, 'reindex walks the gapped feed to its end')
+  t.same(await engine.indexedIds(), [a.id, c.id].sort())
+  t.equal((await indexer.status()).lag, 0)
 })
 
 test('reindex swaps atomically: searches answer from the old index until the new one is complete', async (t) => {
@@ -133,6 +161,50 @@ test('the reindex CLI prints progress and the count; bad commands print usage', 
   const usage = await run(process.execPath, [CLI, 'bogus'], { env }).catch((err: { code: number, stderr: string }) => err)
   t.equal((usage as { code: number }).code, 2)
   t.match((usage as { stderr: string }).stderr, /usage/)
+})
+
+/**
+ * The same CLI commands against Meilisearch, through the composition root: only where a server
+ * is configured (CI). The store stays SQLite, so only MEILI_URL and MEILI_MASTER_KEY are needed.
+ */
+test('npm run indexer -- reindex|status|watch against Meilisearch', async (t) => {
+  const url = process.env.MEILI_URL
+  const apiKey = process.env.MEILI_MASTER_KEY
+  if (url === undefined || url === '' || apiKey === undefined || apiKey === '') {
+    t.pass('indexer CLI on Meilisearch', { skip: 'NOT RUN: set MEILI_URL and MEILI_MASTER_KEY (e.g. http://127.0.0.1:7700) to run the indexer CLI against Meilisearch' })
+    return
+  }
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  t.teardown(() => store.close())
+  const records = manyRecords(40)
+  await store.insertServices(records.slice(0, 30))
+  const indexUid = `indexer_cli_${Date.now().toString(36)}`
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn', CATALOG_SEARCH: 'meilisearch', MEILI_URL: url, MEILI_MASTER_KEY: apiKey, MEILI_INDEX: indexUid }
+  const { MeilisearchEngine } = await import('../src/search/meilisearch/meili-engine.js')
+  t.teardown(async () => { await (await MeilisearchEngine.open({ url, apiKey, indexUid })).drop() })
+
+  t.match((await run(process.execPath, [CLI, 'reindex'], { env })).stdout, /reindexed 30 services in/)
+  const status = (await run(process.execPath, [CLI, 'status'], { env })).stdout
+  t.match(status, /engine:\s+meilisearch/)
+  t.match(status, /index documents:\s+30/)
+  t.match(status, /lag:\s+0 /)
+
+  await store.insertServices(records.slice(30))
+  const watcher = spawn(process.execPath, [CLI, 'watch'], { env, stdio: 'ignore' })
+  const exited = new Promise((resolve) => watcher.on('exit', (code) => resolve(code)))
+  let documents = ''
+  for (let i = 0; i < 300 && !/index documents:\s+40\b/.test(documents); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    documents = (await run(process.execPath, [CLI, 'status'], { env })).stdout
+  }
+  watcher.kill('SIGTERM')
+  t.equal(await exited, 0, 'the watcher stops cleanly')
+  t.match(documents, /index documents:\s+40\b/, 'the watcher indexed the new services')
+  t.match(documents, /lag:\s+0 /)
+  const engine = await MeilisearchEngine.open({ url, apiKey, indexUid })
+  t.teardown(() => engine.close())
+  t.same(await engine.indexedIds(), await sortedStoreIds(store), 'index equals store')
 })
 
 test('an index in an older layout is emptied on open and refilled from the store', async (t) => {

@@ -8,7 +8,7 @@ import { test } from 'tap'
 import { BSON, Decimal128, Long } from 'mongodb'
 import { readSeedFile, seedRecords } from '../src/domain/seed.js'
 import type { ServiceRecord } from '../src/domain/service.js'
-import { SORT_FIELDS } from '../src/store/catalog-store.js'
+import { SORT_FIELDS } from '../src/domain/catalog-query.js'
 import { mergeFeed } from '../src/store/mongodb/feed.js'
 import {
   decimalString, fromApiKeyDocument, fromLong, fromServiceDocument, toApiKeyDocument, toLong, toServiceDocument,

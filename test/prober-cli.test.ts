@@ -67,3 +67,12 @@ test('--help prints usage and starts nothing; an unknown argument is refused', a
   t.equal(await unknown.exited, 2)
   t.match(unknown.output(), /unknown argument "--once"/)
 })
+
+test('prober check: exit 0 when the configured store answers (an unreachable one: test/unreachable-servers.test.ts)', async (t) => {
+  const ok = run({ DATA_DIR: tempDataDir(t) }, ['check'])
+  t.equal(await ok.exited, 0, ok.output())
+  t.match(ok.output(), /the store answers/)
+  const usage = run({ DATA_DIR: tempDataDir(t) }, ['status'])
+  t.equal(await usage.exited, 2)
+  t.match(usage.output(), /unknown argument "status"[\s\S]*usage: npm run prober/)
+})

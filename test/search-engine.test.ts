@@ -3,7 +3,7 @@
  * a second process's writes, compaction and the search thread.
  */
 import { test } from 'tap'
-import { toSearchDocument } from '../indexer/search-document.js'
+import { toSearchDocument } from '../src/indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../src/domain/seed.js'
 import type { ServiceRecord } from '../src/domain/service.js'
 import { splitQueryWords } from '../src/search/analysis/analyzer.js'

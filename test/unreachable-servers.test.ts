@@ -1,5 +1,5 @@
 /**
- * An unreachable MongoDB or Meilisearch stops the start (API, indexer, keys CLI) within
+ * An unreachable MongoDB or Meilisearch stops the start (API, indexer, keys CLI, prober) within
  * ~30 s with one line naming the server and the variable: real processes, pointed at a
  * closed port on 127.0.0.1.
  */
@@ -11,8 +11,9 @@ import { PROJECT_ROOT } from '../src/paths.js'
 import { tempDataDir } from './helper.js'
 import { SERVER_ENTRY } from './server-process.js'
 
-const INDEXER = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')
+const INDEXER = join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js')
 const KEYS = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'keys.js')
+const PROBER = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'prober.js')
 const LIMIT_MS = 30_000
 
 /** A port nothing listens on: bound once, then released. */
@@ -65,6 +66,8 @@ test('the indexer and the keys CLI say the same', async (t) => {
   checkOneLine(t, indexer, /^indexer: cannot reach Meilisearch at .* \(MEILI_URL\)/)
   const keys = await run([KEYS, 'list'], { DATA_DIR: tempDataDir(t), CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
   checkOneLine(t, keys, /^keys: cannot use MongoDB at .* \(MONGO_URL\)/)
+  const prober = await run([PROBER, 'check'], { CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
+  checkOneLine(t, prober, /^prober: cannot use MongoDB at .* \(MONGO_URL\)/)
 })
 
 test('a misconfigured adapter variable stops the start before any connection', async (t) => {

@@ -1,9 +1,12 @@
 /**
  * The prober as its own process (npm run prober), for the scaled topology: run it with
- * CATALOG_PROBER=external on the API processes. It shares the store's DATA_DIR; the
- * store's lease makes sure exactly one prober works on it, so starting a second one
- * (or one next to an embedded prober) is harmless: it waits and takes over when the
- * holder stops or dies.
+ * CATALOG_PROBER=external on the API processes. It opens the configured store (the
+ * composition root: the SQLite DATA_DIR or MONGO_URL); the store's lease makes sure
+ * exactly one prober works on it, so starting a second one (or one next to an embedded
+ * prober) is harmless: it waits and takes over when the holder stops or dies.
+ *
+ * `npm run prober -- check` only checks that the store answers (exit 0) and stops: the
+ * compose health check, since a prober without its store can do nothing.
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
@@ -14,25 +17,36 @@ import { HttpEndpointProber } from '../prober/endpoint-prober.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
 
-const HELP = `usage: npm run prober
+const HELP = `usage: npm run prober [-- check]
 
 Probes every listed endpoint on a schedule, as its own process (run the API with
 CATALOG_PROBER=external). Exactly one prober works on a store at a time: a second one waits
-for the store's lease. Configured by the environment, like the API: DATA_DIR or
-CATALOG_STORE/MONGO_URL, CATALOG_PROBE_INTERVAL_S, CATALOG_PROBE_TIMEOUT_MS,
-CATALOG_PROBE_ALLOW_PRIVATE, CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST,
-CATALOG_PROBE_SEEDED (see README).`
+for the store's lease. \`check\` only checks that the store answers (exit 0) and stops.
+Configured by the environment, like the API: DATA_DIR or CATALOG_STORE/MONGO_URL,
+CATALOG_PROBE_INTERVAL_S, CATALOG_PROBE_TIMEOUT_MS, CATALOG_PROBE_ALLOW_PRIVATE,
+CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see README).`
 
 async function main (argv: string[]): Promise<number> {
   if (argv.some((arg) => arg === '--help' || arg === '-h' || arg === 'help')) {
     console.log(HELP)
     return 0
   }
-  if (argv.length > 0) {
-    console.error(`prober: unknown argument "${argv[0] as string}"\n${HELP}`)
+  const [command, ...rest] = argv
+  if ((command !== undefined && command !== 'check') || rest.length > 0) {
+    console.error(`prober: unknown argument "${(command !== 'check' ? command : rest[0]) as string}"\n${HELP}`)
     return 2
   }
   const config = loadConfig()
+  if (command === 'check') {
+    const store = await openCatalogStore(config)
+    try {
+      await store.ping()
+    } finally {
+      await store.close()
+    }
+    console.log('prober: the store answers')
+    return 0
+  }
   if (config.probeIntervalS === 0) {
     console.error('prober: CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off); nothing to do')
     return 2
@@ -51,7 +65,7 @@ async function main (argv: string[]): Promise<number> {
     await endpointProber.close()
     await store.close()
   })
-  logger.info({ dataDir: config.dataDir, intervalS: config.probeIntervalS, holder: scheduler.holder }, 'prober started (waits for the store lease if another prober holds it)')
+  logger.info({ store: config.store.kind, dataDir: config.dataDir, intervalS: config.probeIntervalS, holder: scheduler.holder }, 'prober started (waits for the store lease if another prober holds it)')
   scheduler.start()
   return 0
 }

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
-import type { CatalogFilter } from '../store/catalog-store.js'
+import type { CatalogFilter } from './catalog-query.js'
 import { isCategoryId } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { findCurrency, formatAtomic } from './money.js'

@@ -9,7 +9,7 @@ import { findCurrency, parseUpperBound } from './money.js'
 import { canonicalNetwork } from './registration.js'
 import { ServiceStatusEnum } from './service.js'
 import { StringEnum } from './string-enum.js'
-import { SORT_FIELDS, type Page, type ServiceFilter, type ServiceSort, type SortField } from '../store/catalog-store.js'
+import { SORT_FIELDS, type Page, type ServiceFilter, type ServiceSort, type SortField } from './catalog-query.js'
 
 export const MAX_PAGE_SIZE = 100
 export const DEFAULT_PAGE_SIZE = 20

@@ -17,7 +17,8 @@ import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import { MAX_QUERY_LENGTH } from '../search/schemas.js'
 import type { SearchEngine } from '../search/search-engine.js'
 import { searchServices } from '../search/service-search.js'
-import { SORT_FIELDS, type CatalogStore } from '../store/catalog-store.js'
+import type { CatalogStore } from '../store/catalog-store.js'
+import { SORT_FIELDS } from '../domain/catalog-query.js'
 
 export interface CatalogDeps {
   store: CatalogStore

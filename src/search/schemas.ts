@@ -5,7 +5,7 @@ import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../domain/servi
 import { StringEnum } from '../domain/string-enum.js'
 import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField } from './search-engine.js'
 import { ValidationError } from '../errors.js'
-import { SORT_FIELDS } from '../store/catalog-store.js'
+import { SORT_FIELDS } from '../domain/catalog-query.js'
 
 /** Longest accepted query, in characters. */
 export const MAX_QUERY_LENGTH = 200

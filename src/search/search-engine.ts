@@ -1,19 +1,33 @@
 /**
- * The SearchEngine port. Documents arrive pre-analyzed (kuromoji terms, readings,
- * bigrams) and with the filterable fields; queries are typed objects. Only adapters
- * speak SQL or Meilisearch filter strings.
+ * The SearchEngine port: a search index mirroring the CatalogStore, fed by the indexer
+ * (src/indexer/) from the store's change feed and queried by the API. Documents arrive
+ * pre-analyzed by the catalog's own analyzer (normalized words, base forms, readings,
+ * bigrams) with the filter and sort fields; queries arrive as analyzed words plus typed
+ * filter, sort and page (src/domain/catalog-query.ts). An adapter translates these into its
+ * engine's query language and keeps that language to itself.
+ *
+ * The index is derived data: it may lag the store and can always be rebuilt from it.
+ * What every adapter promises (test/contract/search-engine.contract.ts checks it):
+ * - The checkpoint is the change-feed sequence number (see CatalogStore) up to which the
+ *   index holds every change. It is stored with the index and advances only once the
+ *   changes before it are durably applied, so a crash or kill at any point resumes from a
+ *   checkpoint whose changes are all in (some later ones may be too; see apply).
+ * - Writes may be asynchronous inside the engine; a method resolves only after the engine
+ *   confirmed them, and rejects when it did not.
+ * - Sequence numbers are compared, never counted (they are not dense).
  */
 import type { IndexedTerm, QueryWord } from './analysis/analyzer.js'
-import type { Page, ServiceFilter, ServiceSort } from '../store/catalog-store.js'
+import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
 import type { ServiceStatus } from '../domain/trust.js'
 
-/** Searchable attributes, most important first (Meilisearch's searchableAttributes order). */
+/** Searchable attributes, most important first: a match in an earlier one ranks higher. */
 export const SEARCH_ATTRIBUTES = ['name', 'category', 'description'] as const
 export type SearchAttribute = typeof SEARCH_ATTRIBUTES[number]
 
+/** One service as the index holds it (built by src/indexer/search-document.ts). */
 export interface SearchDocument {
   id: string
-  /** Change-feed sequence of the service state this document mirrors. */
+  /** Change-feed sequence number of the service state this document mirrors: a newer document has a higher one. */
   seq: number
   category: string
   status: ServiceStatus
@@ -41,16 +55,26 @@ export interface SearchQuery {
   /** Match the last word as a prefix (search-as-you-type); off for whole sentences. */
   prefixLastWord: boolean
   /**
-   * Count the matches per value of these fields (Meilisearch's facetDistribution): over every
-   * match of the words, after the filter, not just the page. 'network' counts each of a
-   * service's chains (CAIP-2 ids).
+   * Count the matches per value of these fields: over every match of the words, after the
+   * filter, not just the page. 'network' counts each of a service's chains (CAIP-2 ids).
+   * Counts are exact on engines that count exactly; they share `total`'s caveat otherwise.
    */
   facets?: readonly FacetField[]
 }
 
-/** How a query word met the document. */
+/**
+ * How a query word met the document, most to least exact. An engine that cannot tell how
+ * a match was made (only where) reports the kind it can infer from the matched text; see
+ * MatchedToken.
+ */
 export type MatchKind = 'exact' | 'reading' | 'synonym' | 'prefix' | 'typo' | 'bigram'
 
+/**
+ * Why a hit matched, per query word: the API builds `matchedTokens` and the `reason` line
+ * from these. Engines report what they know: an engine that plans each term itself reports
+ * exactly which form matched; one that only returns match positions reconstructs the kind
+ * from the matched text, which may be coarser (docs/search.md lists the differences).
+ */
 export interface MatchedToken {
   /** The query word as analyzed. */
   word: string
@@ -63,41 +87,73 @@ export interface MatchedToken {
 
 export interface SearchHit {
   id: string
-  /** Relevance in [0, 1], consistent with the ranking order. */
+  /** Relevance in [0, 1], consistent with the ranking order of a relevance query (not comparable across engines). */
   score: number
   matchedTokens: MatchedToken[]
 }
 
 export interface SearchResult {
+  /**
+   * Matches after the filter, across all pages. Exact on engines that count exactly; an
+   * estimate on engines that estimate (the API passes it on as is). Paging past it yields
+   * an empty page, never an error.
+   */
   total: number
+  /** The requested page of hits, in relevance order or the requested sort. */
   hits: SearchHit[]
   /** Present when the query asked for facets: one entry per asked field (values with 0 omitted). */
   facetDistribution?: FacetDistribution
 }
 
 export interface IndexStats {
+  /** Services in the index (bookkeeping records such as a stored checkpoint not counted). */
   documents: number
-  /** Highest change-feed sequence applied. */
+  /** The checkpoint (see SearchEngine.checkpoint). */
   checkpoint: number
 }
 
 export interface SearchEngine {
   /**
-   * Upserts documents (a document older than the indexed one is ignored), removes the services
-   * whose ids are in `removedIds` (unknown ids are ignored), and advances the checkpoint, all
-   * atomically. Replaying the same call is harmless.
+   * Applies one slice of the change feed: upserts `documents` whole (replacing the indexed
+   * document of the same id), removes the services whose ids are in `removedIds`, and raises
+   * the checkpoint to `checkpoint` (never lowers it). Guarantees:
+   * - Idempotent and replay-tolerant: applying the same call twice, or an older slice after a
+   *   newer one, leaves the index as after the newest: a document whose `seq` is lower than
+   *   the indexed one's is ignored; removing an unknown id does nothing.
+   * - The checkpoint moves only with its changes: once the new checkpoint is readable, every
+   *   document and removal of the call is searchable. Adapters whose engine cannot write all
+   *   of it in one atomic step write the checkpoint last, so a crash in between leaves the
+   *   old checkpoint and the indexer replays the slice.
+   * - An id appears at most once across `documents` and `removedIds` (the feed gives each
+   *   service's latest state once).
    */
   apply (documents: readonly SearchDocument[], checkpoint: number, removedIds?: readonly string[]): Promise<void>
   /**
-   * Builds a complete new index from `batches` while searches keep answering from the
-   * current one, then swaps to it atomically with the given checkpoint.
+   * Replaces the whole index: builds a new one aside from `batches` (every live service, no
+   * tombstones) while searches keep answering from the current one, then swaps it in
+   * atomically together with `checkpoint` (which may be lower than the current one: the
+   * indexer replays from there). A search sees the old index or the new one, never a
+   * partial one; a failure before the swap leaves the current index and checkpoint as they
+   * were and discards the partial build.
    */
   rebuild (batches: AsyncIterable<readonly SearchDocument[]>, checkpoint: number): Promise<void>
+  /**
+   * Services matching the query words (typo-tolerant, readings and synonyms included, the
+   * last word as a prefix when asked), after the filter; ranked by relevance unless a sort
+   * is given. Documents matching every word rank above partial matches; whether a document
+   * matching only some words is returned is the engine's choice (docs/search.md says each
+   * one's). No words give no hits, not an error. Throws SearchUnavailableError when the
+   * engine cannot answer.
+   */
   search (query: SearchQuery): Promise<SearchResult>
-  /** An opaque token that changes whenever search results may change (documents applied, index swapped). */
+  /**
+   * An opaque token that changes whenever search results may change (documents applied,
+   * index swapped). Callers compare it for equality only (result caches key on it).
+   */
   version (): Promise<string>
-  /** Highest change-feed sequence applied (cheap: the indexer polls it). */
+  /** The highest change-feed sequence number whose changes are all in the index; 0 for an empty index. Cheap: the indexer polls it. */
   checkpoint (): Promise<number>
   stats (): Promise<IndexStats>
+  /** Releases connections, threads or files; the engine is unusable afterwards. */
   close (): Promise<void>
 }

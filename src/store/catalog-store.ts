@@ -1,27 +1,29 @@
 /**
- * The CatalogStore port: the authoritative service documents, API keys and the change
- * feed. Filters, sorts and pages are typed objects; only adapters turn them into SQL or
- * MongoDB queries.
+ * The CatalogStore port: the authoritative record of services, API keys (hashes), probes,
+ * leases, and the change feed the indexer mirrors into a SearchEngine. Everything crosses
+ * it as typed domain objects (src/domain/); an adapter translates filters, sorts and pages
+ * into its own query language and keeps that language to itself.
+ *
+ * What every adapter promises (test/contract/catalog-store.contract.ts checks it):
+ * - Durability: a write that resolved survives a crash of the process or the server.
+ * - Atomicity: each method is all or nothing; a failed call changes nothing.
+ * - The change feed. Every write that changes what search or export shows gets a new
+ *   sequence number, stamped on the service (or on its tombstone when deleted), in the same
+ *   atomic write. Sequence numbers are:
+ *   - monotonic: a later write gets a higher number, never a reused one;
+ *   - commit-ordered: once a reader sees number n, every write numbered below n is
+ *     visible too (a write is never "filled in" below a number already read);
+ *   - not necessarily dense: numbers may be skipped (an updated service leaves its old
+ *     number unused; a counter may skip after an aborted write). Consumers compare numbers,
+ *     never count them: `latestSeq() - checkpoint` is a distance, an upper bound on the
+ *     changes still to apply, not their count.
+ *   Numbers are positive integers; 0 means "before the first change" (a store never
+ *   written to has latestSeq() 0).
  */
 import type { MonitoringUpdate, ProbeSummary } from '../domain/lifecycle.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
-import type { ServiceStatus } from '../domain/trust.js'
-
-export interface ServiceFilter {
-  category?: string
-  /** CAIP-2 id; matches services listing it in supportedChains. */
-  chain?: string
-  status?: ServiceStatus
-  /** Inclusive upper bound on the price, in atomic units. */
-  maxPriceAtomic?: number
-}
-
-/** A listing filter the store (not the search engine) understands: also by payment address. */
-export interface CatalogFilter extends ServiceFilter {
-  /** Registered payment address; EVM addresses compare case-insensitively, others exactly. */
-  payTo?: string
-}
+import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
 
 /** Why a listing was removed in favour of another registration of its endpoint. */
 export interface Displacement {
@@ -36,20 +38,6 @@ export interface Displacement {
   reason: string
   /** ISO time. */
   at: string
-}
-
-export const SORT_FIELDS = ['price', 'trustScore', 'name', 'createdAt'] as const
-export type SortField = typeof SORT_FIELDS[number]
-export type SortOrder = 'asc' | 'desc'
-
-export interface ServiceSort {
-  field: SortField
-  order: SortOrder
-}
-
-export interface Page {
-  limit: number
-  offset: number
 }
 
 export interface ServicePage {
@@ -68,6 +56,7 @@ export interface ApiKeyRecord {
 
 /** One entry of the change feed: the service as of sequence number `seq`, or null when it was deleted then. */
 export interface ServiceChange {
+  /** Sequence number of this service's newest change (see the feed's guarantees above). */
   seq: number
   id: string
   service: ServiceRecord | null
@@ -92,16 +81,27 @@ export interface ProbeCandidate extends ProbeTarget {
 }
 
 export interface CatalogStore {
-  /** Stores a new service; throws DuplicateEndpointError when its endpoint is taken. */
+  /**
+   * Stores a new service as a new change. Throws DuplicateEndpointError when another service
+   * holds its (canonical) endpoint: endpoints are unique across the store, enforced by the
+   * adapter atomically (a unique index, not a read-then-write).
+   */
   insertService (record: ServiceRecord): Promise<void>
-  /** Stores many services in one transaction (seeding, benchmarks); all or nothing. */
+  /**
+   * Stores many services atomically (seeding, bulk import, benchmarks): all or nothing, a
+   * DuplicateEndpointError stores none. An id that was deleted before comes back live.
+   */
   insertServices (records: readonly ServiceRecord[]): Promise<void>
   /**
    * Replaces a stored service (matched by id) with `record`, as a new change; false when no
    * service has that id. Throws DuplicateEndpointError when the new endpoint is another's.
    */
   updateService (record: ServiceRecord): Promise<boolean>
-  /** Removes a service, leaving a tombstone in the change feed; false when no service has that id. */
+  /**
+   * Removes a service and its probes, leaving a tombstone (`service: null`) in the change
+   * feed with a sequence number above every earlier change (also when the service was the
+   * newest change); false when no service has that id.
+   */
   deleteService (id: string): Promise<boolean>
   /**
    * Atomically removes `holder` (leaving a tombstone and a displacement record) and stores
@@ -109,34 +109,56 @@ export interface CatalogStore {
    * since it was read (its updatedAt differs): the caller's decision is then stale.
    */
   displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean>
-  /** Why a service was displaced, when it was; null otherwise. */
+  /** Why a service was displaced, when it was (kept after the service is gone); null otherwise. */
   getDisplacement (id: string): Promise<Displacement | null>
+  /** The service with this id, exactly as last written; null when there is none. */
   getService (id: string): Promise<ServiceRecord | null>
   /** The service listed at this (canonical) endpoint, if any. */
   findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null>
+  /** The services with these ids that exist, in the order of `ids` (search hits keep their rank); unknown ids are skipped. */
   getServices (ids: readonly string[]): Promise<ServiceRecord[]>
-  /** Filtered, sorted page; ties are broken by id so paging is stable. */
+  /**
+   * Filtered, sorted page and the exact number of matches. Ties are broken by id so paging is
+   * stable; an offset past the end is an empty page. Every filter × sort combination is
+   * served without sorting every match (an index per combination, or equivalent).
+   */
   listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage>
   /**
-   * Every matching service in id order, read in keyset-paginated batches of `batchSize`, so a
-   * consumer holds one batch at a time (the export streams 100k services in constant memory).
+   * Every matching service in id order, read in batches of `batchSize` that each resume after
+   * the last id seen (not by offset), so a consumer holds one batch at a time (the export
+   * streams 100k services in constant memory).
    * Batches are separate reads: a write during the walk may or may not be seen.
    */
   streamServices (filter: CatalogFilter, batchSize?: number): AsyncIterable<ServiceRecord>
+  /** Exact number of stored services. */
   countServices (): Promise<number>
+  /** Exact number of stored services per category id (categories without services absent). */
   countByCategory (): Promise<Map<string, number>>
 
   /**
-   * Changes after `afterSeq`, oldest first: each changed service once, as it is now, or a
-   * tombstone (`service: null`) for a deleted one.
+   * At most `limit` changes with a sequence number above `afterSeq`, in increasing sequence
+   * order: each changed service once, as it is now (its newest sequence number), or a
+   * tombstone (`service: null`) when it is deleted now. `afterSeq` is any number a consumer
+   * got from this feed (or 0): a checkpoint. Walking the feed by passing the last `seq` of
+   * each answer as the next `afterSeq` sees every service's latest state; a change
+   * committing during the walk appears at or after the current position, never before it.
+   * Only the latest state of each service is kept, so a consumer that applies each change
+   * as an upsert or a removal converges on the store.
    */
   changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]>
+  /**
+   * The highest sequence number handed out so far (0 for a store never written to): the
+   * position a consumer must reach to have seen every committed change.
+   */
   latestSeq (): Promise<number>
 
+  /** Stores a key record (only its hash: the store never sees the key itself). */
   insertApiKey (key: ApiKeyRecord): Promise<void>
+  /** Every key, revoked ones included, oldest first. */
   listApiKeys (): Promise<ApiKeyRecord[]>
-  /** Marks a key revoked; false when no active key has that id. */
+  /** Marks a key revoked; false when no active key has that id. The next lookup already refuses it. */
   revokeApiKey (id: string, at: string): Promise<boolean>
+  /** The unrevoked key with this hash, if any (the auth plugin's lookup per write request). */
   findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null>
 
   /**
@@ -149,6 +171,7 @@ export interface CatalogStore {
   recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null>
   /** A service's stored probes, newest first. */
   listProbes (serviceId: string, page: Page): Promise<ProbePage>
+  /** A service's newest probe; null when it was never probed. */
   lastProbe (serviceId: string): Promise<ProbeOutcome | null>
   /**
    * Services due for a probe (never probed since registration or asked for, or their
@@ -160,13 +183,15 @@ export interface CatalogStore {
   markProbeDue (serviceId: string): Promise<boolean>
   /**
    * Takes or renews the named lease for `holder` until `now + ttlMs` (epoch ms); false while
-   * another holder's lease has not expired. One prober per store works this way.
+   * another holder's lease has not expired. Atomic across processes: of two holders racing
+   * for a free lease exactly one gets it. One prober per store works this way.
    */
   acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean>
   /** Gives a lease up (on shutdown) so another holder need not wait for it to expire. */
   releaseLease (name: string, holder: string): Promise<void>
 
-  /** Throws StoreUnavailableError when the store cannot serve requests. */
+  /** Throws StoreUnavailableError when the store cannot serve requests (/health asks). */
   ping (): Promise<void>
+  /** Releases connections or file handles; the store is unusable afterwards. */
   close (): Promise<void>
 }

@@ -13,10 +13,8 @@ import type { PaymentRequirement, ProbeOutcome } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import { payToKey } from '../domain/pay-to.js'
-import type {
-  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, MonitoringDecision, Page, ProbeCandidate, ProbePage,
-  ServiceChange, ServicePage, ServiceSort, SortField
-} from './catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServicePage } from './catalog-store.js'
+import type { CatalogFilter, Page, ServiceSort, SortField } from '../domain/catalog-query.js'
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
 const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"

@@ -5,13 +5,13 @@
  * an atomic swap.
  */
 import type { Test } from 'tap'
-import { toSearchDocument } from '../../indexer/search-document.js'
+import { toSearchDocument } from '../../src/indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { SEARCH_ATTRIBUTES, type SearchDocument, type SearchEngine, type SearchQuery } from '../../src/search/search-engine.js'
-import type { ServiceFilter } from '../../src/store/catalog-store.js'
+import type { ServiceFilter } from '../../src/domain/catalog-query.js'
 
 export interface EngineHarness {
   /** Opens a fresh, empty engine, closed and removed when `t` ends. */

@@ -1,10 +1,5 @@
-/**
- * Facets as agreed for the SearchEngine port (port-changes.md, issue 9). The port will export
- * these; until it does they live here, and phase 2 imports them from search-engine.ts.
- */
-export const FACET_FIELDS = ['category', 'status', 'network'] as const
-export type FacetField = typeof FACET_FIELDS[number]
-export type FacetDistribution = Partial<Record<FacetField, Record<string, number>>>
+/** The port's facets as Meilisearch facetDistribution: attribute names and shape. */
+import type { FacetDistribution, FacetField } from '../search-engine.js'
 
 /** Meilisearch attribute counted for each facet field. */
 export const FACET_ATTRIBUTES: Record<FacetField, string> = { category: 'category', status: 'status', network: 'networks' }

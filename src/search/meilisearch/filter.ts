@@ -3,7 +3,7 @@
  * and escaped, numbers always safe integers, attribute names constants: no value can change
  * the shape of the expression (`a" OR status = "x`, `TO`, `NOT` stay values).
  */
-import type { ServiceFilter, ServiceSort, SortField } from '../../store/catalog-store.js'
+import type { ServiceFilter, ServiceSort, SortField } from '../../domain/catalog-query.js'
 
 /** Meilisearch attribute behind each sort field. */
 export const SORT_ATTRIBUTES: Record<SortField, string> = {

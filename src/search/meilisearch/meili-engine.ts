@@ -19,7 +19,7 @@ import { SearchUnavailableError } from '../../errors.js'
 import type { IndexStats, SearchDocument, SearchEngine, SearchQuery, SearchResult } from '../search-engine.js'
 import { loadSynonyms } from '../synonyms.js'
 import { hasJapanese, META_ID, queryText, toMeiliDocument, type MeiliMetaDocument, type MeiliServiceDocument } from './documents.js'
-import { FACET_ATTRIBUTES, toFacetDistribution, type FacetDistribution, type FacetField } from './facets.js'
+import { FACET_ATTRIBUTES, toFacetDistribution } from './facets.js'
 import { buildFilter, buildSort, idsFilter } from './filter.js'
 import { toSearchHit, type MeiliHit } from './results.js'
 import { indexSettings, SEARCHABLE_ATTRIBUTES } from './settings.js'
@@ -37,10 +37,6 @@ export interface MeilisearchEngineOptions {
   /** Longest wait for one HTTP request. */
   requestTimeoutMs?: number
 }
-
-/** The port's query plus the agreed facets (port-changes.md); phase 2 reads them from SearchQuery. */
-export type MeiliSearchQuery = SearchQuery & { facets?: readonly FacetField[] }
-export type MeiliSearchResult = SearchResult & { facetDistribution?: FacetDistribution }
 
 /** Ids looked up per request when checking which documents are already newer in the index. */
 const ID_CHUNK = 500
@@ -175,7 +171,7 @@ export class MeilisearchEngine implements SearchEngine {
     })
   }
 
-  async search (query: MeiliSearchQuery): Promise<MeiliSearchResult> {
+  async search (query: SearchQuery): Promise<SearchResult> {
     const q = queryText(query.words, query.prefixLastWord)
     if (q.trim() === '') return { total: 0, hits: [] }
     return await this.#guard(async () => {

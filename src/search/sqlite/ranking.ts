@@ -13,7 +13,7 @@
  */
 import { EXACTNESS, type PlannedWord } from '../query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
-import type { Page, ServiceFilter, ServiceSort } from '../../store/catalog-store.js'
+import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */

@@ -7,24 +7,17 @@
  * `counters.services` in the same transaction as the document it changes and stamps the
  * document (or, for a deletion, its tombstone) with the new value. Two transactions that
  * both increment the counter conflict; the second retries after the first committed, so
- * sequence order is commit order and a reader that has seen sequence n has seen every
- * change up to n. `changesSince(seq)` reads only up to the counter it read first, so a
- * change committing during the read is never skipped. Why not change streams with a resume
- * token: a token expires with the oplog window (an indexer stopped for longer must rebuild),
- * a fresh indexer still needs a full scan first, and a token cannot say how far behind the
- * index is; a counter gives lag, `status` and `reindex` the same numbers as the SQLite
- * store. Restart after `kill -9` of the API or the indexer loses and duplicates nothing:
- * a write is committed with its sequence or not at all, and the indexer resumes from the
- * checkpoint kept with the index (replays are idempotent).
+ * sequence order is commit order. `changesSince(seq)` reads only up to the counter it read
+ * first, so a change committing during the read is never skipped. Why a counter rather than
+ * resume tokens: docs/decisions.md, "The change feed and checkpoints".
  */
 import { Long, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
-import type {
-  ApiKeyRecord, CatalogFilter, CatalogStore, Displacement, MonitoringDecision, Page, ProbeCandidate, ProbePage, ServiceChange, ServicePage, ServiceSort
-} from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServicePage } from '../catalog-store.js'
+import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import { mergeFeed, type FeedChange } from './feed.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,

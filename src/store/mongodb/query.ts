@@ -5,7 +5,7 @@
  */
 import { Long, type Filter, type Sort } from 'mongodb'
 import { payToKey } from '../../domain/pay-to.js'
-import type { CatalogFilter, ServiceSort } from '../catalog-store.js'
+import type { CatalogFilter, ServiceSort } from '../../domain/catalog-query.js'
 import type { ServiceDocument } from './mapping.js'
 import { EQUALITY_FILTER_KEYS, SORT_KEYS } from './schema.js'
 import { toLong } from './mapping.js'

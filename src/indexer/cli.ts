@@ -8,10 +8,10 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
-import { loadConfig } from '../src/config.js'
-import { CatalogError } from '../src/errors.js'
-import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
-import { openCatalogStore, openSearchEngine } from '../src/adapters.js'
+import { loadConfig } from '../config.js'
+import { CatalogError } from '../errors.js'
+import { loadTokenizer } from '../search/analysis/tokenizer.js'
+import { openCatalogStore, openSearchEngine } from '../adapters.js'
 import { Indexer } from './indexer.js'
 import { progressBar } from './progress.js'
 
@@ -38,7 +38,8 @@ async function main (command: string | undefined): Promise<number> {
     console.log(`store services:   ${status.storeCount}`)
     console.log(`index documents:  ${status.indexCount}`)
     console.log(`checkpoint:       ${status.checkpoint} of ${status.latestSeq}`)
-    console.log(`lag:              ${status.lag} change${status.lag === 1 ? '' : 's'}`)
+    // Sequence distance, not a count: the feed may skip numbers.
+    console.log(`lag:              ${status.lag} (at most ${status.lag} change${status.lag === 1 ? '' : 's'} to index)`)
     await close()
     return 0
   }

@@ -1,10 +1,10 @@
 /** Turns a service record into its search document: filter fields plus analyzed text. */
-import { CATEGORIES } from '../src/domain/categories.js'
-import type { ServiceRecord } from '../src/domain/service.js'
-import { analyzeField } from '../src/search/analysis/analyzer.js'
-import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
-import type { SearchDocument } from '../src/search/search-engine.js'
-import { nameSortKey } from '../src/store/sqlite-store.js'
+import { CATEGORIES } from '../domain/categories.js'
+import type { ServiceRecord } from '../domain/service.js'
+import { analyzeField } from '../search/analysis/analyzer.js'
+import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
+import type { SearchDocument } from '../search/search-engine.js'
+import { nameSortKey } from '../store/sqlite-store.js'
 
 const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
 

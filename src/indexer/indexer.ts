@@ -1,13 +1,14 @@
 /**
  * The indexer: tails the store's change feed and mirrors each service into the search
- * engine. The checkpoint is written in the same transaction as the documents, so a
- * crash between batches resumes exactly where it stopped, and replaying a batch is
- * harmless (documents are upserted whole).
+ * engine. The engine stores the checkpoint with the documents and advances it only once
+ * they are in, so a crash between batches resumes where it stopped, and replaying a batch
+ * is harmless (documents are upserted whole). Sequence numbers are only compared, never
+ * counted: the feed may skip numbers.
  */
 import type { Logger } from 'pino'
-import type { CatalogStore, ServiceChange } from '../src/store/catalog-store.js'
-import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
-import type { SearchDocument, SearchEngine } from '../src/search/search-engine.js'
+import type { CatalogStore, ServiceChange } from '../store/catalog-store.js'
+import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
+import type { SearchDocument, SearchEngine } from '../search/search-engine.js'
 import { toSearchDocument } from './search-document.js'
 
 /** Splits a slice of the change feed into documents to upsert and ids to remove. */
@@ -37,7 +38,10 @@ export interface IndexerStatus {
   indexCount: number
   checkpoint: number
   latestSeq: number
-  /** Changes written to the store and not yet in the index. */
+  /**
+   * latestSeq - checkpoint: how far the index is behind in sequence numbers. Sequence numbers
+   * are not dense, so this is an upper bound on the changes still to index (0 = caught up).
+   */
   lag: number
 }
 
@@ -123,7 +127,7 @@ export class Indexer {
   /**
    * Rebuilds the whole index from the store; searches use the old index until the swap.
    * It reads the store up to the sequence current at the start; later changes are
-   * applied by the watch loop from that checkpoint on.
+   * applied by the watch loop from that checkpoint on. Returns the services indexed.
    */
   async reindex (onProgress: (done: number, total: number) => void = () => {}): Promise<number> {
     const { store, engine, tokenizer, batchSize } = this.#options
@@ -135,9 +139,10 @@ export class Indexer {
         const changes = (await store.changesSince(last, batchSize)).filter((change) => change.seq <= upTo)
         if (changes.length === 0) return
         last = (changes.at(-1) as { seq: number }).seq
-        done += changes.length
-        // A fresh index holds nothing to remove: tombstones are simply skipped.
-        yield toIndexChanges(changes, tokenizer).documents
+        // A fresh index holds nothing to remove: tombstones are skipped, and not counted.
+        const { documents } = toIndexChanges(changes, tokenizer)
+        done += documents.length
+        yield documents
         onProgress(Math.min(done, total), total)
       }
     }
