@@ -92,7 +92,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/services/:id', {
-    config: { cache: 'store' },
+    config: { cache: 'service' },
     schema: {
       tags: ['services'],
       summary: 'One service',
@@ -101,7 +101,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request) => toService(await findService(request.params.id)))
 
-  // Not cached: probes move uptime and lastChecked without a change-feed event.
+  // Not cached (nor are probes): a probe moves uptime and lastChecked without a change-feed event.
   app.get('/api/services/:id/status', {
     schema: {
       tags: ['services'],
@@ -136,6 +136,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/services', {
     // Authenticate before the body is parsed or validated: strangers learn nothing about the rules.
     onRequest: app.authenticate,
+    config: { writesCatalog: true },
     schema: {
       tags: ['services'],
       summary: 'Register a paid endpoint (Bearer API key)',
@@ -161,7 +162,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ownerOnly = {
     // Authenticate before the body is parsed; check ownership before it is validated.
     onRequest: app.authenticate,
-    preValidation: ownedService
+    preValidation: ownedService,
+    config: { writesCatalog: true }
   }
 
   app.patch('/api/services/:id', {
