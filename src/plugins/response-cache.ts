@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Cache this GET route's 200 responses, keyed by its validated query and params, while what they depend on is unchanged. */
-    cache?: 'service' | 'store' | 'search'
+    cache?: CacheKind | ((request: FastifyRequest) => CacheKind)
   }
   interface FastifyRequest {
     /** What this request's answer was built from, when its route is cached. */
@@ -31,6 +31,8 @@ declare module 'fastify' {
     responseCache: { stats: () => ResponseCacheStats }
   }
 }
+
+export type CacheKind = 'service' | 'store' | 'search'
 
 export interface ResponseCacheStats {
   entries: number
@@ -80,8 +82,9 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
 
   // preHandler: the query and params are validated and coerced by now.
   app.addHook('preHandler', async (request: FastifyRequest, reply) => {
-    const kind = request.routeOptions.config.cache
-    if (request.method !== 'GET' || kind === undefined) return
+    const cache = request.routeOptions.config.cache
+    if (request.method !== 'GET' || cache === undefined) return
+    const kind = typeof cache === 'function' ? cache(request) : cache
     const changes = app.catalogChanges
     await changes.sync(kind === 'search')
     const token = kind === 'service'

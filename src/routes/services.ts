@@ -68,8 +68,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/api/services', {
-    // With ?query= the answer also follows the search index.
-    config: { cache: 'search' },
+    // With ?query= the answer also follows the search index; without, only the catalog.
+    config: { cache: (request) => ((request.query as { query?: string }).query === undefined ? 'store' : 'search') },
     schema: {
       tags: ['services'],
       summary: 'List services with filters, sorting and paging',
