@@ -9,6 +9,7 @@ import httpPlugin from './plugins/http.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
 import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
+import catalogChangesPlugin from './plugins/catalog-changes.js'
 import proberPlugin from './plugins/prober.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
@@ -55,6 +56,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
   await app.register(proberPlugin, { config })
+  await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
   if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)

@@ -20,6 +20,12 @@ export interface Config {
   indexerBatchSize: number
   /** Byte budget of the read-response cache; 0 turns it off. */
   responseCacheBytes: number
+  /**
+   * How the API follows the store's change feed (response cache validity, /health lag): 0 reads
+   * the feed's head on every cached request (a local SQLite file answers in microseconds);
+   * N > 0 follows it every N ms, so another process's write is seen within about N ms.
+   */
+  changeFollowMs: number
   /** Search threads of the embedded engine, each holding the in-memory index; 0 searches on the API thread. */
   searchThreads: number
   /** Which CatalogStore adapter src/adapters.ts opens. */
@@ -172,6 +178,13 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const prober = env.CATALOG_PROBER ?? 'embedded'
   if (prober !== 'embedded' && prober !== 'external') throw new ConfigError(`CATALOG_PROBER must be embedded or external, got "${prober}"`)
 
+  const store = loadStoreConfig(env)
+  const search = loadSearchConfig(env)
+  // Both local: a per-request check costs microseconds and is never stale. A networked store
+  // or engine would pay a round trip per request, so it is followed on an interval instead.
+  const local = store.kind === 'sqlite' && search.kind === 'sqlite'
+  const changeFollowMs = integer(env, 'CATALOG_CHANGE_FOLLOW_MS', local ? 0 : 100, 0, 10_000, ' (check on every request)')
+
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -183,8 +196,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     indexerBatchSize,
     responseCacheBytes,
     searchThreads,
-    store: loadStoreConfig(env),
-    search: loadSearchConfig(env),
+    changeFollowMs,
+    store,
+    search,
     rateLimit,
     probeIntervalS: integer(env, 'CATALOG_PROBE_INTERVAL_S', 3600, 0, 30 * 24 * 3600, ' (off)'),
     probeTimeoutMs: integer(env, 'CATALOG_PROBE_TIMEOUT_MS', 8000, 100, 120_000),

@@ -92,3 +92,10 @@ test('probing: defaults and bounds', async (t) => {
   t.throws(() => loadConfig({ CATALOG_PROBER: 'both' }), { message: /CATALOG_PROBER/ })
   t.throws(() => loadConfig({ CATALOG_PROBE_CONCURRENCY: '0' }), { message: /CATALOG_PROBE_CONCURRENCY/ })
 })
+
+test('the change feed is checked per request when store and engine are local, followed on an interval otherwise', async (t) => {
+  t.equal(loadConfig({}).changeFollowMs, 0)
+  t.equal(loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: 'mongodb://127.0.0.1:27017/catalog' }).changeFollowMs, 100)
+  t.equal(loadConfig({ CATALOG_CHANGE_FOLLOW_MS: '250' }).changeFollowMs, 250)
+  t.throws(() => loadConfig({ CATALOG_CHANGE_FOLLOW_MS: 'soon' }), { message: /CATALOG_CHANGE_FOLLOW_MS must be an integer from 0 \(check on every request\) to 10000/ })
+})

@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { readSeedFile, seedRecords } from '../src/domain/seed.js'
+import { MAX_FOLLOWED_CHANGES } from '../src/plugins/catalog-changes.js'
 import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
-import { build, register, tempDataDir, validBody } from './helper.js'
+import { API_KEY, build, register, tempDataDir, validBody } from './helper.js'
 
 test('read routes answer from the cache until the catalog changes', async (t) => {
   const dataDir = tempDataDir(t)
@@ -110,4 +111,86 @@ test('an answer larger than the whole budget is served but not cached', async (t
   t.ok(res.body.length > 2048)
   t.equal(app.responseCache.stats().entries, 0)
   t.equal((await app.inject('/api/services?limit=50')).headers['x-cache'], undefined)
+})
+
+test('a write invalidates what it changed: other services\' detail pages stay cached', async (t) => {
+  const app = await build(t)
+  const list = (await app.inject('/api/services?limit=3')).json() as Array<{ id: string }>
+  const [a, b] = list.map((service) => `/api/services/${service.id}`) as [string, string]
+  for (const url of [a, b, '/api/categories']) await app.inject(url)
+  const mine = await register(app, validBody({ name: 'Fresh Listing' }))
+  t.equal(mine.statusCode, 201)
+  t.equal((await app.inject(a)).headers['x-cache'], 'hit', 'a registration leaves another service\'s detail cached')
+  t.equal((await app.inject(b)).headers['x-cache'], 'hit')
+  t.equal((await app.inject('/api/categories')).headers['x-cache'], undefined, 'catalog-wide answers are recomputed')
+
+  const url = `/api/services/${mine.json().id as string}`
+  await app.inject(url)
+  t.equal((await app.inject(url)).headers['x-cache'], 'hit')
+  const patched = await app.inject({ method: 'PATCH', url, headers: { authorization: `Bearer ${API_KEY}` }, payload: { description: 'Now with hourly rain radar.' } })
+  t.equal(patched.statusCode, 200)
+  const after = await app.inject(url)
+  t.equal(after.headers['x-cache'], undefined, 'a change to the service invalidates its detail')
+  t.equal(after.json().description, 'Now with hourly rain radar.')
+  t.equal((await app.inject(a)).headers['x-cache'], 'hit', 'and leaves the others cached')
+
+  const deleted = await app.inject({ method: 'DELETE', url, headers: { authorization: `Bearer ${API_KEY}` } })
+  t.equal(deleted.statusCode, 204)
+  t.equal((await app.inject(url)).statusCode, 404, 'a deleted service is never answered from the cache')
+})
+
+test('followed on an interval: no store read per cached request, own writes at once, other processes\' within the bound', async (t) => {
+  const dataDir = tempDataDir(t)
+  const followMs = 50
+  const app = await build(t, { dataDir, changeFollowMs: followMs })
+  const detail = `/api/services/${((await app.inject('/api/services?limit=1')).json() as Array<{ id: string }>)[0]!.id}`
+  await app.inject('/api/services?category=weather')
+  await app.inject(detail)
+
+  const store = app.store
+  const latestSeq = store.latestSeq.bind(store)
+  let reads = 0
+  store.latestSeq = async () => { reads++; return await latestSeq() }
+  const started = reads
+  for (let i = 0; i < 20; i++) {
+    t.equal((await app.inject('/api/services?category=weather')).headers['x-cache'], 'hit')
+    t.equal((await app.inject(detail)).headers['x-cache'], 'hit')
+    t.equal((await app.inject('/health')).statusCode, 200)
+  }
+  t.ok(reads - started <= 3, `60 cached reads and /health calls read the feed head ${reads - started} times (the follow timer's, not one per request)`)
+
+  // A write through this process is followed before its response is sent.
+  const before = Number((await app.inject('/api/services?category=weather')).headers['x-total-count'])
+  const created = await register(app, validBody({ category: 'weather' }))
+  t.equal(created.statusCode, 201)
+  t.equal(Number((await app.inject('/api/services?category=weather')).headers['x-total-count']), before + 1, 'own registration visible on the next request')
+
+  // Another process's write: seen once the follower's next round has run.
+  const other = new SqliteCatalogStore(dataDir)
+  const [extra] = seedRecords([{ ...readSeedFile('demo')[0]!, endpoint: 'https://elsewhere.example/y', category: 'weather' }], new Date().toISOString())
+  const written = Date.now()
+  await other.insertServices([extra!])
+  await other.close()
+  let seenAfter = -1
+  while (Date.now() - written < 5000) {
+    if (Number((await app.inject('/api/services?category=weather')).headers['x-total-count']) === before + 2) { seenAfter = Date.now() - written; break }
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  t.ok(seenAfter >= 0, `another process's registration is seen (after ${seenAfter} ms; documented bound: the ${followMs} ms interval plus one feed read)`)
+  const health = (await app.inject('/health')).json()
+  t.equal(health.search.checkpoint + health.search.lag, app.catalogChanges.seq, '/health lag is measured against the followed head')
+})
+
+test('a backlog too long to read change by change (a bulk import) invalidates every detail page once', async (t) => {
+  const dataDir = tempDataDir(t)
+  const app = await build(t, { dataDir })
+  const detail = `/api/services/${((await app.inject('/api/services?limit=1')).json() as Array<{ id: string }>)[0]!.id}`
+  await app.inject(detail)
+  t.equal((await app.inject(detail)).headers['x-cache'], 'hit')
+  const template = readSeedFile('demo')[0]!
+  const other = new SqliteCatalogStore(dataDir)
+  await other.insertServices(seedRecords(Array.from({ length: MAX_FOLLOWED_CHANGES + 1 }, (_, i) => ({ ...template, endpoint: `https://bulk.example/${i}` })), new Date().toISOString()))
+  await other.close()
+  t.equal((await app.inject(detail)).headers['x-cache'], undefined, 'recomputed: the backlog was not read service by service')
+  t.equal((await app.inject(detail)).headers['x-cache'], 'hit', 'and cached again')
 })

@@ -1,12 +1,14 @@
 /**
  * Serialized responses of read routes, reused while what they were built from is unchanged.
  *
- * Reads far outnumber writes in a catalog. Every write advances the store's change
- * sequence (also when another process writes), and every indexed change advances the
- * search engine's version. A route opts in with `config.cache`: 'store' answers are valid
- * while the store's sequence is unchanged, 'search' answers while both the sequence and
- * the index version are. The check runs on every request, so a registration is visible
- * on the very next request that can see it.
+ * Reads far outnumber writes in a catalog, and a write changes little: validity follows
+ * what changed (src/plugins/catalog-changes.ts follows the change feed). A route opts in
+ * with `config.cache`: 'service' answers (one service's detail, keyed by its `:id`) stay
+ * valid while that service is unchanged, so a registration leaves every other detail page
+ * cached; 'store' answers (lists, categories) while nothing in the catalog changed;
+ * 'search' answers while neither the catalog nor the search index changed. How fresh the
+ * followed versions are is the follower's mode: exact per request for the embedded
+ * topology, within CATALOG_CHANGE_FOLLOW_MS for another process's writes in the scaled one.
  *
  * The key is the route plus its validated query and params (after coercion and defaults,
  * keys sorted), not the raw URL: `offset=0`, `offset=00` and no offset are one entry, so
@@ -18,7 +20,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Cache this GET route's 200 responses, keyed by its validated query and params, while what they depend on is unchanged. */
-    cache?: 'store' | 'search'
+    cache?: CacheKind | ((request: FastifyRequest) => CacheKind)
   }
   interface FastifyRequest {
     /** What this request's answer was built from, when its route is cached. */
@@ -29,6 +31,8 @@ declare module 'fastify' {
     responseCache: { stats: () => ResponseCacheStats }
   }
 }
+
+export type CacheKind = 'service' | 'store' | 'search'
 
 export interface ResponseCacheStats {
   entries: number
@@ -78,10 +82,14 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
 
   // preHandler: the query and params are validated and coerced by now.
   app.addHook('preHandler', async (request: FastifyRequest, reply) => {
-    const kind = request.routeOptions.config.cache
-    if (request.method !== 'GET' || kind === undefined) return
-    const seq = await app.store.latestSeq()
-    const token = kind === 'store' ? String(seq) : `${seq}/${await app.searchIndex.engine.version()}`
+    const cache = request.routeOptions.config.cache
+    if (request.method !== 'GET' || cache === undefined) return
+    const kind = typeof cache === 'function' ? cache(request) : cache
+    const changes = app.catalogChanges
+    await changes.sync(kind === 'search')
+    const token = kind === 'service'
+      ? changes.serviceToken((request.params as { id: string }).id)
+      : kind === 'store' ? changes.catalogToken() : changes.searchToken()
     const key = `${request.routeOptions.url ?? ''}\n${canonicalJson(request.query)}\n${canonicalJson(request.params)}`
     request.cacheToken = token
     request.cacheKey = key
@@ -117,4 +125,4 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
     }
     return payload
   })
-}, { name: 'response-cache', dependencies: ['store', 'search'] })
+}, { name: 'response-cache', dependencies: ['catalog-changes'] })

@@ -42,7 +42,9 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const search = await (async () => {
       try {
         const stats = await app.searchIndex.engine.stats()
-        const lag = store.status === 'ok' ? Math.max(0, await app.store.latestSeq() - stats.checkpoint) : undefined
+        // Lag against the followed feed head: no store read of its own (see catalog-changes.ts).
+        if (store.status === 'ok') await app.catalogChanges.sync(false)
+        const lag = store.status === 'ok' ? Math.max(0, app.catalogChanges.seq - stats.checkpoint) : undefined
         return { status: 'ok' as const, ...base, documents: stats.documents, checkpoint: stats.checkpoint, ...(lag === undefined ? {} : { lag }) }
       } catch (err) {
         return { status: 'error' as const, ...base, message: (err as Error).message }

@@ -68,8 +68,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/api/services', {
-    // With ?query= the answer also follows the search index.
-    config: { cache: 'search' },
+    // With ?query= the answer also follows the search index; without, only the catalog.
+    config: { cache: (request) => ((request.query as { query?: string }).query === undefined ? 'store' : 'search') },
     schema: {
       tags: ['services'],
       summary: 'List services with filters, sorting and paging',
@@ -92,7 +92,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/services/:id', {
-    config: { cache: 'store' },
+    config: { cache: 'service' },
     schema: {
       querystring: NoQuerySchema,
       tags: ['services'],
@@ -102,7 +102,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request) => toService(await findService(request.params.id)))
 
-  // Not cached: probes move uptime and lastChecked without a change-feed event.
+  // Not cached (nor are probes): a probe moves uptime and lastChecked without a change-feed event.
   app.get('/api/services/:id/status', {
     schema: {
       querystring: NoQuerySchema,
@@ -138,6 +138,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/services', {
     // Authenticate before the body is parsed or validated: strangers learn nothing about the rules.
     onRequest: app.authenticate,
+    config: { writesCatalog: true },
     schema: {
       querystring: NoQuerySchema,
       tags: ['services'],
@@ -164,7 +165,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ownerOnly = {
     // Authenticate before the body is parsed; check ownership before it is validated.
     onRequest: app.authenticate,
-    preValidation: ownedService
+    preValidation: ownedService,
+    config: { writesCatalog: true }
   }
 
   app.patch('/api/services/:id', {

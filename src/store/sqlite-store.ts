@@ -27,6 +27,15 @@ const FILTER_SORT_INDEXES = ['category', 'status'].flatMap((filter) =>
   ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) =>
     `CREATE INDEX IF NOT EXISTS services_${filter}_${sort} ON services(${filter}, ${sort}, id);`)).join('\n')
 
+/**
+ * Sort orders that also carry the price: a page of "price ≤ x sorted by trust" at offset
+ * 5000 walks this index alone (no row read per skipped service), and only the page's rows
+ * are read. (sort, id) first keeps the id tie-break in index order. They replace the
+ * former (sort, id) indexes, dropped below.
+ */
+const SORT_COVERING_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
+  `CREATE INDEX IF NOT EXISTS services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS services (
   id TEXT PRIMARY KEY,
@@ -65,9 +74,7 @@ CREATE TABLE IF NOT EXISTS service_chains (
   PRIMARY KEY (chain, service_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
-CREATE INDEX IF NOT EXISTS services_trust ON services(trust_score, id);
-CREATE INDEX IF NOT EXISTS services_name ON services(name_sort, id);
-CREATE INDEX IF NOT EXISTS services_created ON services(created_at, id);
+${SORT_COVERING_INDEXES}
 CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
 ${FILTER_SORT_INDEXES}
 CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
@@ -114,7 +121,10 @@ const ADDED_COLUMNS: Array<[string, string]> = [
 ]
 
 /** Indexes on added columns: created after the columns exist in old stores. */
-const LATE_INDEXES = 'CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);'
+const LATE_INDEXES = `CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
+DROP INDEX IF EXISTS services_trust;
+DROP INDEX IF EXISTS services_name;
+DROP INDEX IF EXISTS services_created;`
 
 /** The next change-feed sequence: past every live service and every tombstone. */
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
@@ -439,7 +449,10 @@ export class SqliteCatalogStore implements CatalogStore {
     // The id tie-breaker follows the same direction so a descending walk is the exact reverse.
     const orderSql = `ORDER BY ${SORT_COLUMNS[sort.field]} ${direction}, id ${direction}`
     const total = (this.#statement(this.#countSql(filter, where)).get(params) as { n: number }).n
-    const rows = this.#statement(`SELECT * FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset`)
+    // Page the ids on an index (offsets skip index entries, not rows), then read only the page's rows;
+    // CROSS JOIN keeps that order of work (the planner would otherwise scan every row for the join).
+    const orderOuter = `ORDER BY s.${SORT_COLUMNS[sort.field]} ${direction}, s.id ${direction}`
+    const rows = this.#statement(`SELECT s.* FROM (SELECT id FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset) AS page CROSS JOIN services s ON s.id = page.id ${orderOuter}`)
       .all({ ...params, limit: page.limit, offset: page.offset }) as ServiceRow[]
     return { items: rows.map(fromRow), total }
   }

@@ -111,6 +111,10 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
           const label = `${JSON.stringify(filter)} by ${field} ${order}`
           t.same(all.items.map((r) => r.id), expected, label)
           t.equal(all.total, expected.length, `${label}: total`)
+          // A page past the first, in the same order (ties by id), with the full total.
+          const deeper = await store.listServices(filter, sort, { limit: 3, offset: 2 })
+          t.same(deeper.items.map((r) => r.id), expected.slice(2, 5), `${label}: page at offset 2`)
+          t.equal(deeper.total, expected.length)
         }
       }
     }
