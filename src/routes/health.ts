@@ -21,7 +21,7 @@ const HealthSchema = Type.Object({
     indexer: Type.String({ description: 'embedded (in this process) or external (npm run indexer -- watch)' }),
     documents: Type.Optional(Type.Integer({ description: 'Services in the search index' })),
     checkpoint: Type.Optional(Type.Integer({ description: 'Last change-feed sequence indexed' })),
-    lag: Type.Optional(Type.Integer({ description: 'Changes in the store not yet indexed' })),
+    lag: Type.Optional(Type.Integer({ description: 'Change-feed distance between the store and the index: an upper bound on the changes not yet indexed' })),
     message: Type.Optional(Type.String())
   })
 })
