@@ -111,7 +111,7 @@ test('lifecycle: verified on a match, unverified on a mismatch, inactive after f
   t.equal(states[3]?.uptimeScore, 25, 'one valid answer in four probes')
   t.equal(states[6]?.uptimeScore, 42.86, 'a mismatch is still a valid 402 answer (up)')
   t.ok((states[0]?.trustScore ?? 0) > (states[3]?.trustScore ?? 0), 'trust follows status and uptime')
-  t.equal(states[3]?.trustScore, 10, 'inactive 0 + 40 × 25 %')
+  t.equal(states[3]?.trustScore, 0, 'inactive 0, and uptime counts only while verified')
 
   const quick = run(['match', 'fail', 'fail', 'fail'], 60_000, failurePeriodFor(hour))
   t.equal(quick[3]?.status, 'verified', `${FAILURES_FOR_INACTIVE} failures within minutes are not yet an outage`)
