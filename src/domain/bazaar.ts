@@ -4,9 +4,8 @@
  * matching probe where there is one, else built from the registration.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { ValidationError } from '../errors.js'
 import type { CatalogFilter } from './catalog-query.js'
-import { isCategoryId } from './categories.js'
+import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { findCurrency, formatAtomic } from './money.js'
 import { resolveNetwork } from './networks.js'
@@ -90,10 +89,7 @@ export interface BazaarFilterInput {
  */
 export function toCatalogFilter (input: BazaarFilterInput): CatalogFilter | null {
   const filter: CatalogFilter = {}
-  if (input.category !== undefined) {
-    if (!isCategoryId(input.category)) throw new ValidationError('category', `unknown category "${input.category}"; see GET /api/categories`)
-    filter.category = input.category
-  }
+  if (input.category !== undefined) filter.category = requireCategory('category', input.category)
   if (input.network !== undefined) filter.chain = canonicalNetwork('network', input.network).id
   if (input.status !== undefined) filter.status = input.status
   if (input.payTo !== undefined) filter.payTo = input.payTo

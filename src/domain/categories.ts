@@ -2,6 +2,7 @@
  * The catalog's bilingual taxonomy of paid APIs. Kept as data: ids are stable
  * (clients filter by them), names and descriptions may be edited freely.
  */
+import { ValidationError } from '../errors.js'
 export interface Category {
   id: string
   name: string
@@ -34,4 +35,10 @@ const CATEGORY_IDS = new Set(CATEGORIES.map((c) => c.id))
 
 export function isCategoryId (id: string): boolean {
   return CATEGORY_IDS.has(id)
+}
+
+/** `value` when it is a category id, else a ValidationError naming `field` (registration, lists, export). */
+export function requireCategory (field: string, value: string): string {
+  if (!isCategoryId(value)) throw new ValidationError(field, `unknown category "${value}"; see GET /api/categories`)
+  return value
 }

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
-import { isCategoryId } from './categories.js'
+import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { CURRENCIES, findCurrency, formatAtomic, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
@@ -128,7 +128,7 @@ export function buildServiceRecord (
   const name = checkText('name', body.name, false)
   const description = checkText('description', body.description, true)
   const endpoint = normalizeEndpoint(body.endpoint)
-  if (!isCategoryId(body.category)) throw new ValidationError('category', `unknown category "${body.category}"; see GET /api/categories`)
+  requireCategory('category', body.category)
 
   const currency = findCurrency(body.pricing.currency)
   if (currency === undefined) throw new ValidationError('pricing.currency', `must be one of: ${Object.keys(CURRENCIES).join(', ')}`)

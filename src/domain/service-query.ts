@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
-import { isCategoryId } from './categories.js'
+import { requireCategory } from './categories.js'
 import { findCurrency, parseUpperBound } from './money.js'
 import { canonicalNetwork } from './registration.js'
 import { ServiceStatusEnum } from './service.js'
@@ -49,10 +49,7 @@ export interface StoreQuery {
 
 export function toStoreQuery (query: ListQuery): StoreQuery {
   const filter: ServiceFilter = {}
-  if (query.category !== undefined) {
-    if (!isCategoryId(query.category)) throw new ValidationError('category', `unknown category "${query.category}"; see GET /api/categories`)
-    filter.category = query.category
-  }
+  if (query.category !== undefined) filter.category = requireCategory('category', query.category)
   if (query.chain !== undefined) filter.chain = canonicalNetwork('chain', query.chain).id
   if (query.status !== undefined) filter.status = query.status
   if (query.maxPricePerRequest !== undefined) {
