@@ -111,7 +111,8 @@ const encode = encodeURIComponent
 
 async function startApi (name: string, dataDir: string, env: Record<string, string>): Promise<{ child: Child, url: string }> {
   const port = await freePort()
-  const child = startChild(name, [join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
+  // --expose-gc as in `npm start` (src/release-garbage.ts).
+  const child = startChild(name, ['--expose-gc', join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
     // No rate limits (one client IP makes every request) and no probes of the fictional hosts.
     DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', ...env
   })

@@ -5,17 +5,21 @@
  */
 import type { Config } from './config.js'
 import type { SearchEngine } from './search/search-engine.js'
-import { MeilisearchEngine } from './search/meilisearch/meili-engine.js'
 import { SqliteSearchEngine } from './search/sqlite-engine.js'
 import type { CatalogStore } from './store/catalog-store.js'
-import { MongoCatalogStore } from './store/mongodb/mongo-store.js'
 import { SqliteCatalogStore } from './store/sqlite-store.js'
+
+// The MongoDB and Meilisearch adapters are imported only when configured: their drivers
+// cost ~25 MB of RSS in every process that never talks to them.
 
 /** Opens the configured store; an unreachable server fails with one line naming it and its variable. */
 export async function openCatalogStore (config: Pick<Config, 'dataDir' | 'store'>): Promise<CatalogStore> {
   switch (config.store.kind) {
     case 'sqlite': return new SqliteCatalogStore(config.dataDir)
-    case 'mongodb': return await MongoCatalogStore.open(config.store.url)
+    case 'mongodb': {
+      const { MongoCatalogStore } = await import('./store/mongodb/mongo-store.js')
+      return await MongoCatalogStore.open(config.store.url)
+    }
   }
 }
 
@@ -30,10 +34,12 @@ export async function openSearchEngine (config: Pick<Config, 'dataDir' | 'search
   switch (config.search.kind) {
     case 'sqlite':
       return { engine: new SqliteSearchEngine(config.dataDir, { threads: options.threads ?? config.searchThreads }), name: 'sqlite' }
-    case 'meilisearch':
+    case 'meilisearch': {
+      const { MeilisearchEngine } = await import('./search/meilisearch/meili-engine.js')
       return {
         engine: await MeilisearchEngine.open({ url: config.search.url, apiKey: config.search.apiKey, searchKey: config.search.searchKey, indexUid: config.search.indexUid }),
         name: 'meilisearch'
       }
+    }
   }
 }

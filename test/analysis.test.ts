@@ -1,7 +1,8 @@
+import { gzipSync } from 'node:zlib'
 import { test } from 'tap'
 import { analyzeField, analyzeIntent, characterBigrams, splitQueryWords } from '../src/search/analysis/analyzer.js'
 import { hiraganaToKatakana, isJapanese, katakanaSpelling, normalizeText, splitWords } from '../src/search/analysis/normalize.js'
-import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
+import { inflateDictionary, loadTokenizer, withoutPadding } from '../src/search/analysis/tokenizer.js'
 import { loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../src/search/synonyms.js'
 
 // One dictionary load for the whole file.
@@ -36,22 +37,54 @@ test('the tokenizer is loaded once and shared', async (t) => {
 })
 
 test('a failed dictionary load is reported and retried on the next call', async (t) => {
-  let builds = 0
-  const failing = {
-    builder: () => ({
-      build: (done: (err: Error | null, tokenizer?: unknown) => void) => {
-        builds++
-        done(new Error('dictionary missing'))
-      },
-    }),
-  }
+  let reads = 0
   const { loadTokenizer: load } = await t.mockImport<typeof import('../src/search/analysis/tokenizer.js')>(
     '../src/search/analysis/tokenizer.js',
-    { kuromoji: { default: failing, ...failing } },
+    {
+      'node:fs': {
+        readFile: (_file: string, done: (err: Error | null) => void) => {
+          reads++
+          setImmediate(() => { done(new Error('dictionary missing')) })
+        },
+      },
+    },
   )
   await t.rejects(load(), /dictionary missing/)
+  const before = reads
   await t.rejects(load(), /dictionary missing/)
-  t.equal(builds, 2)
+  t.ok(before > 0 && reads > before, 'the second call reads the dictionary again')
+})
+
+test('a dictionary file inflates into a buffer of exactly its size', async (t) => {
+  const bytes = Buffer.alloc(100_000)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 251
+  const inflated = inflateDictionary(gzipSync(bytes))
+  t.equal(inflated.byteLength, bytes.length)
+  t.ok(Buffer.from(inflated).equals(bytes))
+  // kuromoji views some files as Int32Array/Int16Array: the length must be exact.
+  t.equal(new Int32Array(inflated).length, 25_000)
+
+  const tiny = Buffer.from('unk')
+  t.ok(Buffer.from(inflateDictionary(gzipSync(tiny))).equals(tiny), 'files under 64 bytes')
+
+  // A trailer announcing the wrong size is an error (gzip checks it), not a short dictionary.
+  const lying = gzipSync(bytes)
+  lying.writeUInt32LE(1000, lying.length - 4)
+  t.throws(() => inflateDictionary(lying), 'a corrupt trailer fails the gzip check')
+
+  t.throws(() => inflateDictionary(Buffer.from('not gzip at all')))
+})
+
+test('dictionary padding is dropped, keeping the data and a terminator', async (t) => {
+  const padded = new Uint8Array(4096)
+  padded.set([1, 2, 3, 0, 5], 0)
+  const trimmed = new Uint8Array(withoutPadding(padded.buffer))
+  t.equal(trimmed.length, 24, 'five data bytes, sixteen zeros kept, a multiple of 4')
+  t.same([...trimmed.subarray(0, 5)], [1, 2, 3, 0, 5])
+  t.ok(trimmed.subarray(5).every((b) => b === 0))
+  const full = new Uint8Array(8).fill(9)
+  t.equal(withoutPadding(full.buffer), full.buffer, 'nothing to drop: the same buffer, no copy')
+  t.equal(withoutPadding(new ArrayBuffer(64)).byteLength, 16, 'all padding')
 })
 
 test('English fields split into words, one position each', async (t) => {

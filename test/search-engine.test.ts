@@ -2,6 +2,8 @@
  * The embedded engine on its own: paging through the bucket sort, facets, removals,
  * a second process's writes, compaction and the search thread.
  */
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { test } from 'tap'
 import { toSearchDocument } from '../src/indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../src/domain/seed.js'
@@ -10,6 +12,8 @@ import { splitQueryWords } from '../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { FacetField, SearchDocument, SearchQuery, SearchResult } from '../src/search/search-engine.js'
 import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
+import { SEARCH_FILE } from '../src/search/sqlite/engine.js'
+import { Searcher } from '../src/search/sqlite/searcher.js'
 import { tempDataDir } from './helper.js'
 
 const demo = readSeedFile('demo')
@@ -173,4 +177,31 @@ test('a search thread follows writes, reports its index, and is replaced when it
   t.same(ids(await engine.search(query('echidna'))), [first.id], 'a new thread loads the index and answers')
   await engine.close()
   await t.rejects(engine.search(query('echidna')), /closed/)
+})
+
+test('after a copy of the index is installed, the thread is told once the searches that waited have resumed', async (t) => {
+  const dataDir = tempDataDir(t)
+  const writer = new SqliteSearchEngine(dataDir)
+  const db = new Database(join(dataDir, SEARCH_FILE))
+  t.teardown(async () => { db.close(); await writer.close() })
+  const records = catalog(30)
+  await writer.apply(await documents(records), records.length)
+  const events: string[] = []
+  const searcher = new Searcher(db, { afterLoad: () => { events.push('released') } })
+  const waitFor = async (count: number): Promise<void> => {
+    for (let i = 0; i < 200 && events.filter((e) => e === 'released').length < count; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+
+  await Promise.all([1, 2, 3].map(async () => { await searcher.search(query('quokka')); events.push('answered') }))
+  await waitFor(1)
+  t.same(events, ['answered', 'answered', 'answered', 'released'], 'the first load, after its waiting searches')
+
+  await writer.rebuild((async function * () { yield await documents(records.slice(0, 10)) })(), 5000)
+  events.length = 0
+  await Promise.all([1, 2].map(async () => { events.push(`total ${(await searcher.search(query('quokka'))).total}`) }))
+  await waitFor(1)
+  t.same(events, ['total 9', 'total 9', 'released'], 'a reindexed generation replaced the old copy')
+  await searcher.search(query('quokka'))
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(events.filter((e) => e === 'released').length, 1, 'a search that needs no load releases nothing')
 })

@@ -5,15 +5,22 @@
  * state is needed. Answers are plain JSON (no SSE stream): every tool answers at once.
  */
 import type { FastifyPluginAsync } from 'fastify'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { createCatalogServer } from '../mcp/catalog-server.js'
 
 const VERSION = '0.1.0'
+
+// The MCP SDK (and zod with it) is ~25 MB of RSS: loaded on the first /mcp request, not
+// in every API process at start.
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('../mcp/catalog-server.js')]> | undefined
+const loadMcp = async (): Promise<NonNullable<typeof mcpModules>> => {
+  mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../mcp/catalog-server.js')])
+  return await mcpModules
+}
 
 const mcpRoutes: FastifyPluginAsync = async (app) => {
   const deps = { store: app.store, engine: app.searchIndex.engine, tokenizer: app.searchIndex.tokenizer }
 
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    const [{ StreamableHTTPServerTransport }, { createCatalogServer }] = await loadMcp()
     const server = createCatalogServer(deps, VERSION)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     // The transport writes the response itself; headers set by hooks so far (rate limits) go with it.

@@ -38,8 +38,12 @@ export class Searcher {
   #loading: Promise<MemoryIndex> | undefined
   #compacting: Promise<void> | undefined
 
-  constructor (db: Database.Database) {
+  /** Called after a new copy of the index replaced the old one (the search thread collects garbage). */
+  readonly #afterLoad: () => void
+
+  constructor (db: Database.Database, options: { afterLoad?: () => void } = {}) {
     this.#statements = new Statements(db)
+    this.#afterLoad = options.afterLoad ?? (() => {})
   }
 
   #meta (): { generation: number, version: number } {
@@ -103,8 +107,20 @@ export class Searcher {
       const loaded = await this.#loading
       // Another search may have installed a copy meanwhile (the await lets it run).
       const installed = this.#index as MemoryIndex | undefined
-      if (installed === undefined || loaded.generation >= installed.generation) this.#index = loaded
+      // Every search that waited gets here with the same copy: install (and release) once.
+      if (installed !== loaded && (installed === undefined || loaded.generation >= installed.generation)) {
+        this.#index = loaded
+        this.#released()
+      }
     }
+  }
+
+  /**
+   * After a load is installed: once the searches that waited for it have resumed (they
+   * hold the replaced copy until then), its garbage and the replaced copy can go.
+   */
+  #released (): void {
+    setTimeout(this.#afterLoad, 0).unref()
   }
 
   /** Dead slots cost memory and scan time: load a fresh copy in the background and swap it in. */
@@ -112,6 +128,7 @@ export class Searcher {
     if (this.#compacting !== undefined || index.dead < Math.max(COMPACT_MIN_DEAD, index.live * COMPACT_RATIO)) return
     this.#compacting = this.#load(index.generation).then((fresh) => {
       if (this.#index === index && this.#catchUp(fresh)) this.#index = fresh
+      this.#released()
     }).finally(() => { this.#compacting = undefined })
   }
 
