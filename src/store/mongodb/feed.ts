@@ -7,17 +7,15 @@
 import type { ServiceChange } from '../catalog-store.js'
 import { fromLong, fromServiceDocument, type ServiceDocument, type TombstoneDocument } from './mapping.js'
 
-export type FeedChange = ServiceChange
-
 /**
  * Merges both lists (each sorted by seq) into one sorted by seq, at most `limit` long. An id
  * listed twice (updated or deleted between the two reads, or deleted and registered again)
  * keeps only its newest entry: the indexer needs the latest state, and the newer entry's
  * sequence is never lower than the one it replaces.
  */
-export function mergeFeed (services: readonly ServiceDocument[], tombstones: readonly TombstoneDocument[], limit: number): FeedChange[] {
-  const newest = new Map<string, FeedChange>()
-  const entries: FeedChange[] = [
+export function mergeFeed (services: readonly ServiceDocument[], tombstones: readonly TombstoneDocument[], limit: number): ServiceChange[] {
+  const newest = new Map<string, ServiceChange>()
+  const entries: ServiceChange[] = [
     ...services.map((doc) => ({ seq: fromLong(doc.seq, 'seq'), id: doc._id, service: fromServiceDocument(doc) })),
     ...tombstones.map((doc) => ({ seq: fromLong(doc.seq, 'seq'), id: doc._id, service: null }))
   ]

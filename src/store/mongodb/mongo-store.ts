@@ -18,7 +18,7 @@ import type { ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
-import { mergeFeed, type FeedChange } from './feed.js'
+import { mergeFeed } from './feed.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
   type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
@@ -341,16 +341,8 @@ export class MongoCatalogStore implements CatalogStore {
     return new Map(rows.map((row) => [row._id, row.n]))
   }
 
-  /**
-   * Changes after `afterSeq`, oldest first; a deleted service is a tombstone (`service:
-   * null`). Typed as the port's current ServiceChange until the port's tombstone shape lands
-   * (see feed.ts); without deleteService there are no tombstones, so every entry has a service.
-   */
+  /** Changes after `afterSeq`, oldest first; a deleted service is a tombstone (`service: null`). */
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
-    return await this.feedSince(afterSeq, limit)
-  }
-
-  async feedSince (afterSeq: number, limit: number): Promise<FeedChange[]> {
     // Everything up to the counter read here has committed (sequence order is commit order).
     const upTo = await this.latestSeq()
     if (upTo <= afterSeq) return []
