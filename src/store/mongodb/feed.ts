@@ -1,8 +1,7 @@
 /**
  * The change feed over two collections: live services (each carrying the sequence of its
  * last change) and tombstones of deleted ones. Both are read from the same sequence and
- * merged, oldest first.
- A tombstone is `service: null`.
+ * merged, oldest first. A tombstone is `service: null`.
  */
 import type { ServiceChange } from '../catalog-store.js'
 import { fromLong, fromServiceDocument, type ServiceDocument, type TombstoneDocument } from './mapping.js'
