@@ -1,7 +1,9 @@
 /** The in-memory index's building blocks: stored term encoding, posting lists, slots. */
 import { test } from 'tap'
 import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexRow } from '../src/search/sqlite/memory-index.js'
-import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE } from '../src/search/sqlite/terms.js'
+import type { PlannedWord } from '../src/search/query-plan.js'
+import { rank, Scratch } from '../src/search/sqlite/ranking.js'
+import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } from '../src/search/sqlite/terms.js'
 
 test('stored terms: the first four forms of a word keep its position, further forms and bigrams do not', async (t) => {
   const forms = ['天気', 'テンキ', 'てんき', 'tenki', 'extra'].map((term) => ({ term, position: 3 }))
@@ -63,4 +65,26 @@ test('documents: one entry per term and attribute at its first position, dead sl
   t.equal(index.add(row(5)), 2, 'a row coming back gets a new slot')
   const bytes = index.bytes()
   t.ok(bytes.postings > 0 && bytes.documents > 0 && bytes.terms > 0)
+})
+
+test('ranking scratch: marks of an earlier query never leak into a later one, across the stamp wrapping round', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  const words = (...list: string[]): EncodedTerms => encodeTerms(list.map((term, position) => ({ term, position })))
+  for (let rowid = 1; rowid <= 60; rowid++) {
+    index.add(row(rowid, { trustScore: rowid % 7, terms: [words(...(rowid % 2 === 0 ? ['tokyo', 'weather'] : ['osaka', 'rain'])), words(rowid % 3 === 0 ? 'forecast' : 'radar', 'tokyo')] }))
+  }
+  const plan = (...texts: string[]): PlannedWord[] => texts.map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
+  const queries = [plan('tokyo', 'weather'), plan('osaka'), plan('forecast', 'tokyo'), plan('rain', 'radar', 'tokyo')]
+  const page = { limit: 10, offset: 3 }
+  const fresh = queries.map((p) => rank(index, new Scratch(), { plan: p, filter: {}, page }))
+  const reused = new Scratch()
+  const results = queries.map((p) => rank(index, reused, { plan: p, filter: {}, page }))
+  t.ok(results.every((result, i) => result.total > 0 && JSON.stringify(result) === JSON.stringify(fresh[i])), 'each answer equals the one from a fresh scratch')
+  // The stamp wraps: the query after it gets stamp 1 again, which "osaka" (odd rows only) used first.
+  const wrapping = new Scratch()
+  wrapping.begin(index.slots, 1)
+  wrapping.stamp = 0
+  rank(index, wrapping, { plan: queries[1] as PlannedWord[], filter: {}, page })
+  wrapping.stamp = 0xFFFF_FFFF
+  t.same(rank(index, wrapping, { plan: queries[0] as PlannedWord[], filter: {}, page }), fresh[0], 'after the stamp wraps, no stale marks')
 })

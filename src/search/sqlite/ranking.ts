@@ -1,15 +1,15 @@
 /**
- * Ranking over the in-memory postings, as Meilisearch does it: a bucket sort on
- * words → typo → proximity → attribute → exactness, then trust score and id, that
- * orders only the buckets the requested page falls in.
+ * Ranking over the in-memory postings, as Meilisearch does it: words → typo → proximity →
+ * attribute → exactness, then trust score and id, ordering only as much as the requested
+ * page needs.
  *
  * One pass over the postings of the query's terms marks, per document, which query words
  * it matched and how well (bit masks: word matched; with 0 / ≤ 1 typos; in the name / in
  * the name or category; exactly / at most by expansion) and each word's first position per
  * attribute. Every rule but proximity is then O(1) per document from those masks.
  * The buckets of the first rule are counted for every match (the total needs that pass
- * anyway); a bucket wholly before the page is skipped uncounted further, and only buckets
- * that overlap the page are split by the next rule, down to the id.
+ * anyway); buckets after the one that completes the page are dropped unranked, and the
+ * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
  */
 import { EXACTNESS, type PlannedWord } from '../query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
@@ -49,59 +49,90 @@ export interface RankQuery {
 function popcount (x: number): number {
   x = x - ((x >>> 1) & 0x55555555)
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  return (((x + (x >>> 4)) & 0x0F0F0F0F) * 0x01010101) >>> 24
+  // Math.imul keeps the product a 32-bit integer (a plain * would overflow into a double).
+  return Math.imul((x + (x >>> 4)) & 0x0F0F0F0F, 0x01010101) >>> 24
 }
 
+/** Offsets of a document's marks in `Scratch.marks` (bit masks over the query words, then the query stamp). */
+const MATCHED = 0
+const NO_TYPO = 1
+const ONE_TYPO = 2
+const IN_NAME = 3
+const IN_NAME_OR_CATEGORY = 4
+const EXACT = 5
+const EXPANDED = 6
+const STAMP = 7
+/** Marks per document: 8, so that a document's marks share one cache line. */
+const MARKS = 8
+
 /**
- * Per-document working arrays of one searcher, reused across queries and cleared only
- * where a query wrote (the documents it touched).
+ * Per-document working arrays of one searcher, reused across queries. A document's marks
+ * sit side by side, and its first positions too, so marking and ranking it touches a cache
+ * line or two, not one per array. Nothing is cleared between queries: a document's marks
+ * count only when their stamp is the current query's; its first touch in a query resets them.
  */
 export class Scratch {
   size = 0
-  matched = new Uint32Array(0)
-  noTypo = new Uint32Array(0)
-  oneTypo = new Uint32Array(0)
-  inName = new Uint32Array(0)
-  inNameOrCategory = new Uint32Array(0)
-  exact = new Uint32Array(0)
-  expanded = new Uint32Array(0)
+  stamp = 0
+  marks = new Uint32Array(0)
   touched = new Uint32Array(0)
-  /** First position of word w in attribute a: positions[w * 3 + a]. */
-  positions: Uint16Array[] = []
+  /** First position of word w in attribute a (name, category, description): positions[d * stride + w * 3 + a]. */
+  positions = new Uint16Array(0)
+  /** The current query's: 3 per word when it has several words, else 0. */
+  stride = 0
 
-  fit (slots: number): void {
-    if (slots <= this.size) return
-    const size = Math.max(1024, slots + (slots >>> 2))
-    for (const key of ['matched', 'noTypo', 'oneTypo', 'inName', 'inNameOrCategory', 'exact', 'expanded', 'touched'] as const) this[key] = new Uint32Array(size)
-    this.positions = []
-    this.size = size
-  }
-
-  positionsOf (w: number, a: number): Uint16Array {
-    let array = this.positions[w * ATTRIBUTES + a]
-    if (array === undefined) {
-      array = new Uint16Array(this.size).fill(UNSET)
-      this.positions[w * ATTRIBUTES + a] = array
+  /** Makes room for `slots` documents and a query of `words` words, and starts a new query. */
+  begin (slots: number, words: number): void {
+    if (slots > this.size) {
+      this.size = Math.max(1024, slots + (slots >>> 2))
+      this.marks = new Uint32Array(this.size * MARKS)
+      this.touched = new Uint32Array(this.size)
+      this.positions = new Uint16Array(0)
+      this.stamp = 0
     }
-    return array
+    this.stride = words > 1 ? words * ATTRIBUTES : 0
+    if (this.size * this.stride > this.positions.length) this.positions = new Uint16Array(this.size * this.stride)
+    this.stamp = (this.stamp + 1) >>> 0
+    if (this.stamp === 0) {
+      for (let at = STAMP; at < this.marks.length; at += MARKS) this.marks[at] = 0
+      this.stamp = 1
+    }
   }
 
   /** Approximate bytes held. */
   get bytes (): number {
-    return this.size * 4 * 8 + this.positions.reduce((sum, array) => sum + (array?.byteLength ?? 0), 0)
+    return this.marks.byteLength + this.touched.byteLength + this.positions.byteLength
   }
+}
+
+/** A document's first touch in this query: empty marks, no positions; returns the new touched count. */
+function touch (scratch: Scratch, d: number, count: number): number {
+  scratch.touched[count] = d
+  const marks = scratch.marks
+  const at = d * MARKS
+  marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
+  marks[at + STAMP] = scratch.stamp
+  const stride = scratch.stride
+  if (stride > 0) {
+    // A loop: TypedArray#fill costs more than these few stores.
+    const positions = scratch.positions
+    for (let p = d * stride, end = p + stride; p < end; p++) positions[p] = UNSET
+  }
+  return count + 1
 }
 
 /** Marks every document the plan's terms meet; returns how many documents were touched. */
 function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch: Scratch): number {
-  const { matched, noTypo, oneTypo, inName, inNameOrCategory, exact, expanded, touched } = scratch
-  const withPositions = plan.length > 1
+  const { stamp, marks, positions, stride } = scratch
+  const withPositions = stride > 0
   let count = 0
-  plan.forEach((word, w) => {
+  // A plain loop, not forEach: `count` and the arrays stay locals of one function.
+  for (let w = 0; w < plan.length; w++) {
+    const word = plan[w] as PlannedWord
     const bit = (1 << w) >>> 0
-    const name = withPositions ? scratch.positionsOf(w, 0) : undefined
-    const category = withPositions ? scratch.positionsOf(w, 1) : undefined
-    const description = withPositions ? scratch.positionsOf(w, 2) : undefined
+    const name = w * ATTRIBUTES
+    const category = name + 1
+    const description = name + 2
     for (const candidate of word.candidates) {
       const typoBit0 = candidate.typos === 0 ? bit : 0
       const typoBit1 = candidate.typos <= 1 ? bit : 0
@@ -114,22 +145,23 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
         for (let i = 0, n = posting.length; i < n; i++) {
           const entry = entries[i] as number
           const d = slotOf(entry)
-          if (matched[d] === 0) touched[count++] = d
-          matched[d] = (matched[d] as number) | bit
-          noTypo[d] = (noTypo[d] as number) | typoBit0
-          oneTypo[d] = (oneTypo[d] as number) | typoBit1
-          exact[d] = (exact[d] as number) | exactBit
-          expanded[d] = (expanded[d] as number) | expandedBit
+          const at = d * MARKS
+          if (marks[at + STAMP] !== stamp) count = touch(scratch, d, count)
+          marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
+          marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | typoBit0
+          marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | typoBit1
+          marks[at + EXACT] = (marks[at + EXACT] as number) | exactBit
+          marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | expandedBit
           const inDescription = (entry & DESCRIPTION_BIT) !== 0
           if (!inDescription) {
-            inName[d] = (inName[d] as number) | bit
-            inNameOrCategory[d] = (inNameOrCategory[d] as number) | bit
+            marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
+            marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
           }
           if (withPositions) {
             const position = entry & NO_POSITION
             if (position !== NO_POSITION) {
-              const positions = (inDescription ? description : name) as Uint16Array
-              if (position < (positions[d] as number)) positions[d] = position
+              const p = d * stride + (inDescription ? description : name)
+              if (position < (positions[p] as number)) positions[p] = position
             }
           }
         }
@@ -140,29 +172,23 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
         const slots = docs.entries
         for (let i = 0, n = docs.length; i < n; i++) {
           const d = slots[i] as number
-          if (matched[d] === 0) touched[count++] = d
-          matched[d] = (matched[d] as number) | bit
-          noTypo[d] = (noTypo[d] as number) | typoBit0
-          oneTypo[d] = (oneTypo[d] as number) | typoBit1
-          exact[d] = (exact[d] as number) | exactBit
-          expanded[d] = (expanded[d] as number) | expandedBit
-          inNameOrCategory[d] = (inNameOrCategory[d] as number) | bit
-          if (withPositions && position < ((category as Uint16Array)[d] as number)) (category as Uint16Array)[d] = position
+          const at = d * MARKS
+          if (marks[at + STAMP] !== stamp) count = touch(scratch, d, count)
+          marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
+          marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | typoBit0
+          marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | typoBit1
+          marks[at + EXACT] = (marks[at + EXACT] as number) | exactBit
+          marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | expandedBit
+          marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
+          if (withPositions) {
+            const p = d * stride + category
+            if (position < (positions[p] as number)) positions[p] = position
+          }
         }
       }
     }
-  })
-  return count
-}
-
-function clearMarks (scratch: Scratch, count: number, words: number): void {
-  const { matched, noTypo, oneTypo, inName, inNameOrCategory, exact, expanded, touched } = scratch
-  const positions = words > 1 ? scratch.positions.slice(0, words * ATTRIBUTES).filter((p): p is Uint16Array => p !== undefined) : []
-  for (let i = 0; i < count; i++) {
-    const d = touched[i] as number
-    matched[d] = 0; noTypo[d] = 0; oneTypo[d] = 0; inName[d] = 0; inNameOrCategory[d] = 0; exact[d] = 0; expanded[d] = 0
-    for (const array of positions) array[d] = UNSET
   }
+  return count
 }
 
 /** A predicate for the filter, or undefined when nothing can pass it. */
@@ -173,6 +199,7 @@ function filterOf (index: MemoryIndex, filter: ServiceFilter): ((slot: number) =
   const maxPrice = filter.maxPriceAtomic ?? Infinity
   const chains = filter.chain === undefined ? undefined : index.chainSetMembers.map((members) => members.includes(filter.chain as string))
   const { alive, price, chainSet } = index
+  if (category < 0 && status < 0 && maxPrice === Infinity && chains === undefined) return (d) => alive[d] === 1
   const categoryOf = index.category
   const statusOf = index.status
   return (d) => alive[d] === 1 &&
@@ -210,15 +237,17 @@ function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly Facet
 
 /** The ranking criteria of one matched document, read off the marks. */
 function criteria (scratch: Scratch, d: number, n: number): RankedDoc {
-  const m = scratch.matched[d] as number
+  const marks = scratch.marks
+  const at = d * MARKS
+  const m = marks[at + MATCHED] as number
   const words = popcount(m)
   return {
     slot: d,
     words,
-    typos: popcount(m & ~(scratch.noTypo[d] as number)) + popcount(m & ~(scratch.oneTypo[d] as number)),
+    typos: popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number)),
     proximity: proximityOf(scratch, d, n, m, words),
-    attr: popcount(m & ~(scratch.inName[d] as number)) + popcount(m & ~(scratch.inNameOrCategory[d] as number)),
-    exactness: popcount(m & ~(scratch.exact[d] as number)) + popcount(m & ~(scratch.expanded[d] as number))
+    attr: popcount(m & ~(marks[at + IN_NAME] as number)) + popcount(m & ~(marks[at + IN_NAME_OR_CATEGORY] as number)),
+    exactness: popcount(m & ~(marks[at + EXACT] as number)) + popcount(m & ~(marks[at + EXPANDED] as number))
   }
 }
 
@@ -229,13 +258,15 @@ function criteria (scratch: Scratch, d: number, n: number): RankedDoc {
  */
 function proximityOf (scratch: Scratch, d: number, n: number, m: number, words: number): number {
   if (n < 2) return 0
+  const positions = scratch.positions
+  const p = d * scratch.stride
   let saved = 0
   for (let w = 0; w + 1 < n; w++) {
     if (((m >>> w) & 3) !== 3) continue
     let best = MAX_DISTANCE
     for (let a = 0; a < ATTRIBUTES; a++) {
-      const first = (scratch.positions[w * ATTRIBUTES + a] as Uint16Array)[d] as number
-      const second = (scratch.positions[(w + 1) * ATTRIBUTES + a] as Uint16Array)[d] as number
+      const first = positions[p + w * ATTRIBUTES + a] as number
+      const second = positions[p + (w + 1) * ATTRIBUTES + a] as number
       if (first === UNSET || second === UNSET) continue
       const distance = second > first ? second - first : first - second + 1
       if (distance < best) best = distance
@@ -245,67 +276,61 @@ function proximityOf (scratch: Scratch, d: number, n: number, m: number, words: 
   return MAX_DISTANCE * (words - 1) - saved
 }
 
-type KeyOf = (d: number) => number
-
-/** Documents grouped by an integer key, ascending (a counting sort: keys are small). */
-function bucketize (docs: Uint32Array, keyOf: KeyOf): Array<Uint32Array> {
-  const keys = new Int32Array(docs.length)
-  let min = Infinity
-  let max = -Infinity
-  for (let i = 0; i < docs.length; i++) {
-    const key = keyOf(docs[i] as number)
-    keys[i] = key
-    if (key < min) min = key
-    if (key > max) max = key
+/**
+ * The documents at rank positions [from, to) by relevance. Rule 1 (words, then typos) is
+ * a counting sort over every match: its buckets after the one that reaches `to` are
+ * dropped unranked. The documents left are ordered by all the rules read as one number
+ * (each rule a digit of its own radix, so the number orders exactly like the rules
+ * applied in turn, as Meilisearch's bucket sort does), then by id; a bounded heap keeps
+ * the first `to`: the matches are never sorted, only the page is.
+ */
+function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, n: number, from: number, to: number): number[] {
+  const marks = scratch.marks
+  // Typo, attribute and exactness counts are each at most 2 per word.
+  const radix = 2 * n + 1
+  const rule1 = new Int32Array(matches.length)
+  const counts = new Int32Array((n + 1) * radix)
+  for (let i = 0; i < matches.length; i++) {
+    const at = (matches[i] as number) * MARKS
+    const m = marks[at + MATCHED] as number
+    const key = (n - popcount(m)) * radix + popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number))
+    rule1[i] = key
+    counts[key] = (counts[key] as number) + 1
   }
-  if (docs.length === 0) return []
-  const counts = new Int32Array(max - min + 2)
-  for (let i = 0; i < keys.length; i++) { const k = (keys[i] as number) - min + 1; counts[k] = (counts[k] as number) + 1 }
-  for (let k = 1; k < counts.length; k++) counts[k] = (counts[k] as number) + (counts[k - 1] as number)
-  const starts = counts.slice()
-  const sorted = new Uint32Array(docs.length)
-  for (let i = 0; i < docs.length; i++) { const k = (keys[i] as number) - min; const at = starts[k] as number; starts[k] = at + 1; sorted[at] = docs[i] as number }
-  const buckets: Uint32Array[] = []
-  for (let k = 0; k + 1 < counts.length; k++) {
-    if ((counts[k + 1] as number) > (counts[k] as number)) buckets.push(sorted.subarray(counts[k], counts[k + 1]))
+  let last = 0
+  for (let seen = 0; last < counts.length; last++) {
+    seen += counts[last] as number
+    if (seen >= to) break
   }
-  return buckets
+  const kept = new Uint32Array(matches.length)
+  let count = 0
+  for (let i = 0; i < matches.length; i++) if ((rule1[i] as number) <= last) kept[count++] = i
+  const proximities = MAX_DISTANCE * Math.max(0, n - 1) + 1
+  const trust = index.trust
+  const score = new Float64Array(count)
+  for (let j = 0; j < count; j++) {
+    const i = kept[j] as number
+    const d = matches[i] as number
+    const at = d * MARKS
+    const m = marks[at + MATCHED] as number
+    const proximity = n > 1 ? proximityOf(scratch, d, n, m, popcount(m)) : 0
+    const attr = popcount(m & ~(marks[at + IN_NAME] as number)) + popcount(m & ~(marks[at + IN_NAME_OR_CATEGORY] as number))
+    const exactness = popcount(m & ~(marks[at + EXACT] as number)) + popcount(m & ~(marks[at + EXPANDED] as number))
+    score[j] = ((((rule1[i] as number) * proximities + proximity) * radix + attr) * radix + exactness) * 256 + 255 - (trust[d] as number)
+  }
+  const ids = index.ids
+  const slotAt = (j: number): number => matches[kept[j] as number] as number
+  const ordered = firstK(count, to, score, (a, b) => (ids[slotAt(a)] as string) < (ids[slotAt(b)] as string) ? -1 : 1)
+  return ordered.slice(from).map(slotAt)
 }
 
 /**
- * Appends to `out` the documents of `docs` at rank positions [from, to), ranking by
- * `levels[level…]` and then by id; buckets outside the window are not ranked further.
+ * The first `k` of the indexes [0, count) by `key`, ties by `tie`, sorted: a bounded heap,
+ * where an index whose key is above the heap's worst is dropped on one comparison.
  */
-function window (index: MemoryIndex, docs: Uint32Array, levels: readonly KeyOf[], level: number, from: number, to: number, out: number[]): void {
-  if (docs.length === 1 || level === levels.length) {
-    const ordered = docs.length === 1 ? [docs[0] as number] : [...docs].sort((a, b) => ((index.ids[a] as string) < (index.ids[b] as string) ? -1 : 1))
-    for (let i = from; i < to && i < ordered.length; i++) out.push(ordered[i] as number)
-    return
-  }
-  let position = 0
-  for (const bucket of bucketize(docs, levels[level] as KeyOf)) {
-    const end = position + bucket.length
-    if (end > from) window(index, bucket, levels, level + 1, Math.max(0, from - position), Math.min(bucket.length, to - position), out)
-    position = end
-    if (position >= to) break
-  }
-}
-
-/** The first `k` documents in an explicit sort order (a bounded heap; ties broken by id in the same direction). */
-function topBySort (index: MemoryIndex, docs: Uint32Array, sort: ServiceSort, k: number): number[] {
-  const sign = sort.order === 'asc' ? 1 : -1
-  const value: (d: number) => number | string = sort.field === 'price'
-    ? (d) => index.price[d] as number
-    : sort.field === 'trustScore'
-      ? (d) => index.trust[d] as number
-      : sort.field === 'createdAt' ? (d) => index.created[d] as number : (d) => index.nameSort[d] as string
-  const compare = (a: number, b: number): number => {
-    const va = value(a)
-    const vb = value(b)
-    if (va !== vb) return (va < vb ? -1 : 1) * sign
-    return ((index.ids[a] as string) < (index.ids[b] as string) ? -1 : 1) * sign
-  }
-  if (k >= docs.length / 4) return [...docs].sort(compare).slice(0, k)
+function firstK (count: number, k: number, key: Float64Array, tie: (a: number, b: number) => number): number[] {
+  const compare = (a: number, b: number): number => ((key[a] as number) - (key[b] as number)) || tie(a, b)
+  if (k >= count / 4) return Array.from({ length: count }, (_, i) => i).sort(compare).slice(0, k)
   // A max-heap of the best k seen so far: the worst of them on top.
   const heap: number[] = []
   const up = (i: number): void => {
@@ -328,10 +353,33 @@ function topBySort (index: MemoryIndex, docs: Uint32Array, sort: ServiceSort, k:
       i = largest
     }
   }
-  for (const d of docs) {
-    if (heap.length < k) { heap.push(d); up(heap.length - 1) } else if (k > 0 && compare(d, heap[0] as number) < 0) { heap[0] = d; down(0) }
+  for (let i = 0; i < count; i++) {
+    if (heap.length < k) {
+      heap.push(i)
+      up(heap.length - 1)
+    } else if (k > 0 && (key[i] as number) <= (key[heap[0] as number] as number) && compare(i, heap[0] as number) < 0) {
+      heap[0] = i
+      down(0)
+    }
   }
   return heap.sort(compare)
+}
+
+/** The first `k` documents in an explicit sort order (ties broken by id in the same direction). */
+function topBySort (index: MemoryIndex, docs: Uint32Array, sort: ServiceSort, k: number): number[] {
+  const sign = sort.order === 'asc' ? 1 : -1
+  const numeric = sort.field === 'price' ? index.price : sort.field === 'trustScore' ? index.trust : sort.field === 'createdAt' ? index.created : undefined
+  // Names compare as strings in the tie-break; numeric fields order by the key.
+  const key = new Float64Array(docs.length)
+  if (numeric !== undefined) for (let i = 0; i < docs.length; i++) key[i] = (numeric[docs[i] as number] as number) * sign
+  const { ids, nameSort } = index
+  const tie = (a: number, b: number): number => {
+    const da = docs[a] as number
+    const db = docs[b] as number
+    if (numeric === undefined && nameSort[da] !== nameSort[db]) return ((nameSort[da] as string) < (nameSort[db] as string) ? -1 : 1) * sign
+    return ((ids[da] as string) < (ids[db] as string) ? -1 : 1) * sign
+  }
+  return firstK(docs.length, k, key, tie).map((i) => docs[i] as number)
 }
 
 export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): RankResult {
@@ -339,42 +387,28 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
   const n = plan.length
   const accept = filterOf(index, query.filter)
   if (n === 0 || accept === undefined) return { total: 0, docs: [], ...(query.facets === undefined ? {} : { facetDistribution: facetsOf(index, new Uint32Array(0), query.facets) }) }
-  scratch.fit(index.slots)
+  scratch.begin(index.slots, n)
   const touched = markMatches(index, plan, scratch)
-  try {
-    const kept = new Uint32Array(touched)
-    let total = 0
-    for (let i = 0; i < touched; i++) {
-      const d = scratch.touched[i] as number
-      if (accept(d)) kept[total++] = d
-    }
-    const matches = kept.subarray(0, total)
-    const { offset, limit } = query.page
-    const end = Math.min(total, offset + limit)
-    let slots: number[]
-    if (offset >= total) {
-      slots = []
-    } else if (query.sort !== undefined) {
-      slots = topBySort(index, matches, query.sort, end).slice(offset)
-    } else {
-      const { matched, noTypo, oneTypo, inName, inNameOrCategory, exact, expanded } = scratch
-      const radix = 2 * MAX_QUERY_WORDS + 1
-      const levels: KeyOf[] = [
-        (d) => { const m = matched[d] as number; return (n - popcount(m)) * radix + popcount(m & ~(noTypo[d] as number)) + popcount(m & ~(oneTypo[d] as number)) },
-        ...(n > 1 ? [(d: number) => { const m = matched[d] as number; return proximityOf(scratch, d, n, m, popcount(m)) }] : []),
-        (d) => {
-          const m = matched[d] as number
-          const attr = popcount(m & ~(inName[d] as number)) + popcount(m & ~(inNameOrCategory[d] as number))
-          return attr * radix + popcount(m & ~(exact[d] as number)) + popcount(m & ~(expanded[d] as number))
-        },
-        (d) => 255 - (index.trust[d] as number)
-      ]
-      slots = []
-      window(index, matches, levels, 0, offset, end, slots)
-    }
-    const docs = slots.map((d) => criteria(scratch, d, n))
-    return { total, docs, ...(query.facets === undefined ? {} : { facetDistribution: facetsOf(index, matches, query.facets) }) }
-  } finally {
-    clearMarks(scratch, touched, n)
+  const kept = new Uint32Array(touched)
+  let total = 0
+  for (let i = 0; i < touched; i++) {
+    const d = scratch.touched[i] as number
+    if (accept(d)) kept[total++] = d
   }
+  const matches = kept.subarray(0, total)
+  const { offset, limit } = query.page
+  const end = Math.min(total, offset + limit)
+  let slots: number[]
+  if (offset >= total) {
+    slots = []
+  } else if (query.sort !== undefined) {
+    slots = topBySort(index, matches, query.sort, end).slice(offset)
+  } else {
+    slots = byRelevance(index, scratch, matches, n, offset, end)
+  }
+  const docs: RankedDoc[] = []
+  for (const d of slots) docs.push(criteria(scratch, d, n))
+  const result: RankResult = { total, docs }
+  if (query.facets !== undefined) result.facetDistribution = facetsOf(index, matches, query.facets)
+  return result
 }
