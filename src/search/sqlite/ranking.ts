@@ -3,10 +3,11 @@
  * attribute → exactness, then trust score and id, ordering only as much as the requested
  * page needs.
  *
- * One pass over the postings of the query's terms marks, per document, which query words
- * it matched and how well (bit masks: word matched; with 0 / ≤ 1 typos; in the name / in
- * the name or category; exactly / at most by expansion) and each word's first position per
- * attribute. Every rule but proximity is then O(1) per document from those masks.
+ * The postings of the query's terms are read together in slot order (a k-way merge), and
+ * each matched document's marks are gathered at once: which query words it matched and
+ * how well (bit masks: word matched; with 0 / ≤ 1 typos; in the name / in the name or
+ * category; exactly / at most by expansion) and each word's first position per attribute.
+ * Every rule but proximity is then O(1) per document from those masks.
  * The buckets of the first rule are counted for every match (the total needs that pass
  * anyway); buckets after the one that completes the page are dropped unranked, and the
  * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
@@ -53,7 +54,7 @@ function popcount (x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0F0F0F0F, 0x01010101) >>> 24
 }
 
-/** Offsets of a document's marks in `Scratch.marks` (bit masks over the query words, then the query stamp). */
+/** Offsets of a matched document's marks in `Scratch.marks` (bit masks over the query words). */
 const MATCHED = 0
 const NO_TYPO = 1
 const ONE_TYPO = 2
@@ -61,132 +62,168 @@ const IN_NAME = 3
 const IN_NAME_OR_CATEGORY = 4
 const EXACT = 5
 const EXPANDED = 6
-const STAMP = 7
-/** Marks per document: 8, so that a document's marks share one cache line. */
+/** Marks per matched document: 7 used, 8 for alignment. */
 const MARKS = 8
 
 /**
- * Per-document working arrays of one searcher, reused across queries. A document's marks
- * sit side by side, and its first positions too, so marking and ranking it touches a cache
- * line or two, not one per array. Nothing is cleared between queries: a document's marks
- * count only when their stamp is the current query's; its first touch in a query resets them.
+ * Working arrays of one searcher, reused across queries, indexed by match number (the
+ * matches in slot order): the slot, the marks side by side, the first positions.
  */
 export class Scratch {
   size = 0
-  stamp = 0
+  slots = new Uint32Array(0)
   marks = new Uint32Array(0)
-  touched = new Uint32Array(0)
-  /** First position of word w in attribute a (name, category, description): positions[d * stride + w * 3 + a]. */
+  /** First position of word w in attribute a (name, category, description): positions[j * stride + w * 3 + a]. */
   positions = new Uint16Array(0)
   /** The current query's: 3 per word when it has several words, else 0. */
   stride = 0
 
-  /** Makes room for `slots` documents and a query of `words` words, and starts a new query. */
+  /** Makes room for `slots` documents and a query of `words` words. */
   begin (slots: number, words: number): void {
     if (slots > this.size) {
       this.size = Math.max(1024, slots + (slots >>> 2))
+      this.slots = new Uint32Array(this.size)
       this.marks = new Uint32Array(this.size * MARKS)
-      this.touched = new Uint32Array(this.size)
       this.positions = new Uint16Array(0)
-      this.stamp = 0
     }
     this.stride = words > 1 ? words * ATTRIBUTES : 0
     if (this.size * this.stride > this.positions.length) this.positions = new Uint16Array(this.size * this.stride)
-    this.stamp = (this.stamp + 1) >>> 0
-    if (this.stamp === 0) {
-      for (let at = STAMP; at < this.marks.length; at += MARKS) this.marks[at] = 0
-      this.stamp = 1
-    }
   }
 
   /** Approximate bytes held. */
   get bytes (): number {
-    return this.marks.byteLength + this.touched.byteLength + this.positions.byteLength
+    return this.slots.byteLength + this.marks.byteLength + this.positions.byteLength
   }
 }
 
-/** A document's first touch in this query: empty marks, no positions; returns the new touched count. */
-function touch (scratch: Scratch, d: number, count: number): number {
-  scratch.touched[count] = d
-  const marks = scratch.marks
-  const at = d * MARKS
-  marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
-  marks[at + STAMP] = scratch.stamp
-  const stride = scratch.stride
-  if (stride > 0) {
-    // A loop: TypedArray#fill costs more than these few stores.
-    const positions = scratch.positions
-    for (let p = d * stride, end = p + stride; p < end; p++) positions[p] = UNSET
-  }
-  return count + 1
+/** One posting a query reads, with the marks its entries set. */
+interface Source {
+  entries: Uint32Array
+  length: number
+  /** Term postings hold packed entries (slot, attribute, position); category postings bare slots. */
+  packed: boolean
+  word: number
+  bit: number
+  typoBit0: number
+  typoBit1: number
+  exactBit: number
+  expandedBit: number
+  /** A category posting's position of the term in the category text. */
+  categoryPosition: number
 }
 
-/** Marks every document the plan's terms meet; returns how many documents were touched. */
-function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch: Scratch): number {
-  const { stamp, marks, positions, stride } = scratch
-  const withPositions = stride > 0
-  let count = 0
-  // A plain loop, not forEach: `count` and the arrays stay locals of one function.
-  for (let w = 0; w < plan.length; w++) {
-    const word = plan[w] as PlannedWord
+function sourcesOf (index: MemoryIndex, plan: readonly PlannedWord[]): Source[] {
+  const sources: Source[] = []
+  plan.forEach((word, w) => {
     const bit = (1 << w) >>> 0
-    const name = w * ATTRIBUTES
-    const category = name + 1
-    const description = name + 2
     for (const candidate of word.candidates) {
-      const typoBit0 = candidate.typos === 0 ? bit : 0
-      const typoBit1 = candidate.typos <= 1 ? bit : 0
       const exactness = EXACTNESS[candidate.kind]
-      const exactBit = exactness === 0 ? bit : 0
-      const expandedBit = exactness <= 1 ? bit : 0
-      const posting = index.postings.get(candidate.term)
-      if (posting !== undefined) {
-        const entries = posting.entries
-        for (let i = 0, n = posting.length; i < n; i++) {
-          const entry = entries[i] as number
-          const d = slotOf(entry)
-          const at = d * MARKS
-          if (marks[at + STAMP] !== stamp) count = touch(scratch, d, count)
-          marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
-          marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | typoBit0
-          marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | typoBit1
-          marks[at + EXACT] = (marks[at + EXACT] as number) | exactBit
-          marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | expandedBit
-          const inDescription = (entry & DESCRIPTION_BIT) !== 0
-          if (!inDescription) {
-            marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
-            marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
-          }
-          if (withPositions) {
-            const position = entry & NO_POSITION
-            if (position !== NO_POSITION) {
-              const p = d * stride + (inDescription ? description : name)
-              if (position < (positions[p] as number)) positions[p] = position
-            }
-          }
-        }
+      const marks = {
+        word: w,
+        bit,
+        typoBit0: candidate.typos === 0 ? bit : 0,
+        typoBit1: candidate.typos <= 1 ? bit : 0,
+        exactBit: exactness === 0 ? bit : 0,
+        expandedBit: exactness <= 1 ? bit : 0
       }
+      const posting = index.postings.get(candidate.term)
+      if (posting !== undefined && posting.length > 0) sources.push({ entries: posting.entries, length: posting.length, packed: true, ...marks, categoryPosition: 0 })
       for (const [code, position] of index.categoryTerms.get(candidate.term) ?? []) {
         const docs = index.categoryDocs[code]
-        if (docs === undefined) continue
-        const slots = docs.entries
-        for (let i = 0, n = docs.length; i < n; i++) {
-          const d = slots[i] as number
-          const at = d * MARKS
-          if (marks[at + STAMP] !== stamp) count = touch(scratch, d, count)
-          marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
-          marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | typoBit0
-          marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | typoBit1
-          marks[at + EXACT] = (marks[at + EXACT] as number) | exactBit
-          marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | expandedBit
-          marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
-          if (withPositions) {
-            const p = d * stride + category
-            if (position < (positions[p] as number)) positions[p] = position
-          }
-        }
+        if (docs !== undefined && docs.length > 0) sources.push({ entries: docs.entries, length: docs.length, packed: false, ...marks, categoryPosition: position })
       }
     }
+  })
+  return sources
+}
+
+/**
+ * Marks every document the plan's terms meet; returns how many. The postings are sorted
+ * by slot, so they are read together as a k-way merge (a heap of their heads): each
+ * document's marks are gathered from all of them at once and written once, in slot order,
+ * to the next match number. Every read and write moves forward: no per-slot arrays to
+ * clear, and no cache miss per entry.
+ */
+function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch: Scratch): number {
+  const sources = sourcesOf(index, plan)
+  const k = sources.length
+  const next = new Int32Array(k)
+  const head = new Int32Array(k)
+  const heap = new Int32Array(k)
+  let size = 0
+  const slotAt = (source: Source, i: number): number => source.packed ? slotOf(source.entries[i] as number) : source.entries[i] as number
+  const siftDown = (from: number): void => {
+    let i = from
+    const s = heap[i] as number
+    const key = head[s] as number
+    for (;;) {
+      let child = 2 * i + 1
+      if (child >= size) break
+      if (child + 1 < size && (head[heap[child + 1] as number] as number) < (head[heap[child] as number] as number)) child++
+      if ((head[heap[child] as number] as number) >= key) break
+      heap[i] = heap[child] as number
+      i = child
+    }
+    heap[i] = s
+  }
+  for (let s = 0; s < k; s++) {
+    head[s] = slotAt(sources[s] as Source, 0)
+    heap[size++] = s
+  }
+  for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i)
+
+  const { slots, marks, positions, stride } = scratch
+  let count = 0
+  let current = -1
+  let at = 0
+  let p = 0
+  while (size > 0) {
+    const s = heap[0] as number
+    const source = sources[s] as Source
+    const i = next[s] as number
+    const d = head[s] as number
+    if (d !== current) {
+      current = d
+      slots[count] = d
+      at = count * MARKS
+      marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
+      p = count * stride
+      for (let q = p, end = p + stride; q < end; q++) positions[q] = UNSET
+      count++
+    }
+    const bit = source.bit
+    marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
+    marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | source.typoBit0
+    marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | source.typoBit1
+    marks[at + EXACT] = (marks[at + EXACT] as number) | source.exactBit
+    marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | source.expandedBit
+    if (source.packed) {
+      const entry = source.entries[i] as number
+      const inDescription = (entry & DESCRIPTION_BIT) !== 0
+      if (!inDescription) {
+        marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
+        marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
+      }
+      const position = entry & NO_POSITION
+      if (stride > 0 && position !== NO_POSITION) {
+        const q = p + source.word * ATTRIBUTES + (inDescription ? 2 : 0)
+        if (position < (positions[q] as number)) positions[q] = position
+      }
+    } else {
+      marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
+      if (stride > 0) {
+        const q = p + source.word * ATTRIBUTES + 1
+        if (source.categoryPosition < (positions[q] as number)) positions[q] = source.categoryPosition
+      }
+    }
+    // Advance this posting: its next slot goes back into the heap, or the posting leaves it.
+    if (i + 1 < source.length) {
+      next[s] = i + 1
+      head[s] = slotAt(source, i + 1)
+    } else {
+      heap[0] = heap[--size] as number
+    }
+    if (size > 1) siftDown(0)
   }
   return count
 }
@@ -235,17 +272,17 @@ function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly Facet
   return out
 }
 
-/** The ranking criteria of one matched document, read off the marks. */
-function criteria (scratch: Scratch, d: number, n: number): RankedDoc {
+/** The ranking criteria of match number `j`, read off its marks. */
+function criteria (scratch: Scratch, j: number, n: number): RankedDoc {
   const marks = scratch.marks
-  const at = d * MARKS
+  const at = j * MARKS
   const m = marks[at + MATCHED] as number
   const words = popcount(m)
   return {
-    slot: d,
+    slot: scratch.slots[j] as number,
     words,
     typos: popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number)),
-    proximity: proximityOf(scratch, d, n, m, words),
+    proximity: proximityOf(scratch, j, n, m, words),
     attr: popcount(m & ~(marks[at + IN_NAME] as number)) + popcount(m & ~(marks[at + IN_NAME_OR_CATEGORY] as number)),
     exactness: popcount(m & ~(marks[at + EXACT] as number)) + popcount(m & ~(marks[at + EXPANDED] as number))
   }
@@ -256,10 +293,10 @@ function criteria (scratch: Scratch, d: number, n: number): RankedDoc {
  * positions in a shared attribute (reversed order one step further, capped); a pair never
  * seen together counts as the cap.
  */
-function proximityOf (scratch: Scratch, d: number, n: number, m: number, words: number): number {
+function proximityOf (scratch: Scratch, j: number, n: number, m: number, words: number): number {
   if (n < 2) return 0
   const positions = scratch.positions
-  const p = d * scratch.stride
+  const p = j * scratch.stride
   let saved = 0
   for (let w = 0; w + 1 < n; w++) {
     if (((m >>> w) & 3) !== 3) continue
@@ -277,7 +314,7 @@ function proximityOf (scratch: Scratch, d: number, n: number, m: number, words: 
 }
 
 /**
- * The documents at rank positions [from, to) by relevance. Rule 1 (words, then typos) is
+ * The match numbers at rank positions [from, to) by relevance. Rule 1 (words, then typos) is
  * a counting sort over every match: its buckets after the one that reaches `to` are
  * dropped unranked. The documents left are ordered by all the rules read as one number
  * (each rule a digit of its own radix, so the number orders exactly like the rules
@@ -285,7 +322,7 @@ function proximityOf (scratch: Scratch, d: number, n: number, m: number, words: 
  * the first `to`: the matches are never sorted, only the page is.
  */
 function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, n: number, from: number, to: number): number[] {
-  const marks = scratch.marks
+  const { marks, slots } = scratch
   // Typo, attribute and exactness counts are each at most 2 per word.
   const radix = 2 * n + 1
   const rule1 = new Int32Array(matches.length)
@@ -308,20 +345,20 @@ function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array
   const proximities = MAX_DISTANCE * Math.max(0, n - 1) + 1
   const trust = index.trust
   const score = new Float64Array(count)
-  for (let j = 0; j < count; j++) {
-    const i = kept[j] as number
-    const d = matches[i] as number
-    const at = d * MARKS
+  for (let c = 0; c < count; c++) {
+    const i = kept[c] as number
+    const j = matches[i] as number
+    const at = j * MARKS
     const m = marks[at + MATCHED] as number
-    const proximity = n > 1 ? proximityOf(scratch, d, n, m, popcount(m)) : 0
+    const proximity = n > 1 ? proximityOf(scratch, j, n, m, popcount(m)) : 0
     const attr = popcount(m & ~(marks[at + IN_NAME] as number)) + popcount(m & ~(marks[at + IN_NAME_OR_CATEGORY] as number))
     const exactness = popcount(m & ~(marks[at + EXACT] as number)) + popcount(m & ~(marks[at + EXPANDED] as number))
-    score[j] = ((((rule1[i] as number) * proximities + proximity) * radix + attr) * radix + exactness) * 256 + 255 - (trust[d] as number)
+    score[c] = ((((rule1[i] as number) * proximities + proximity) * radix + attr) * radix + exactness) * 256 + 255 - (trust[slots[j] as number] as number)
   }
   const ids = index.ids
-  const slotAt = (j: number): number => matches[kept[j] as number] as number
-  const ordered = firstK(count, to, score, (a, b) => (ids[slotAt(a)] as string) < (ids[slotAt(b)] as string) ? -1 : 1)
-  return ordered.slice(from).map(slotAt)
+  const matchAt = (c: number): number => matches[kept[c] as number] as number
+  const ordered = firstK(count, to, score, (a, b) => (ids[slots[matchAt(a)] as number] as string) < (ids[slots[matchAt(b)] as number] as string) ? -1 : 1)
+  return ordered.slice(from).map(matchAt)
 }
 
 /**
@@ -365,21 +402,23 @@ function firstK (count: number, k: number, key: Float64Array, tie: (a: number, b
   return heap.sort(compare)
 }
 
-/** The first `k` documents in an explicit sort order (ties broken by id in the same direction). */
-function topBySort (index: MemoryIndex, docs: Uint32Array, sort: ServiceSort, k: number): number[] {
+/** The first `k` match numbers in an explicit sort order (ties broken by id in the same direction). */
+function topBySort (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, sort: ServiceSort, k: number): number[] {
   const sign = sort.order === 'asc' ? 1 : -1
   const numeric = sort.field === 'price' ? index.price : sort.field === 'trustScore' ? index.trust : sort.field === 'createdAt' ? index.created : undefined
+  const slots = scratch.slots
+  const slotAt = (i: number): number => slots[matches[i] as number] as number
   // Names compare as strings in the tie-break; numeric fields order by the key.
-  const key = new Float64Array(docs.length)
-  if (numeric !== undefined) for (let i = 0; i < docs.length; i++) key[i] = (numeric[docs[i] as number] as number) * sign
+  const key = new Float64Array(matches.length)
+  if (numeric !== undefined) for (let i = 0; i < matches.length; i++) key[i] = (numeric[slotAt(i)] as number) * sign
   const { ids, nameSort } = index
   const tie = (a: number, b: number): number => {
-    const da = docs[a] as number
-    const db = docs[b] as number
+    const da = slotAt(a)
+    const db = slotAt(b)
     if (numeric === undefined && nameSort[da] !== nameSort[db]) return ((nameSort[da] as string) < (nameSort[db] as string) ? -1 : 1) * sign
     return ((ids[da] as string) < (ids[db] as string) ? -1 : 1) * sign
   }
-  return firstK(docs.length, k, key, tie).map((i) => docs[i] as number)
+  return firstK(matches.length, k, key, tie).map((i) => matches[i] as number)
 }
 
 export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): RankResult {
@@ -388,27 +427,26 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
   const accept = filterOf(index, query.filter)
   if (n === 0 || accept === undefined) return { total: 0, docs: [], ...(query.facets === undefined ? {} : { facetDistribution: facetsOf(index, new Uint32Array(0), query.facets) }) }
   scratch.begin(index.slots, n)
-  const touched = markMatches(index, plan, scratch)
-  const kept = new Uint32Array(touched)
+  const matched = markMatches(index, plan, scratch)
+  const slots = scratch.slots
+  // Match numbers of the documents that pass the filter.
+  const kept = new Uint32Array(matched)
   let total = 0
-  for (let i = 0; i < touched; i++) {
-    const d = scratch.touched[i] as number
-    if (accept(d)) kept[total++] = d
-  }
+  for (let j = 0; j < matched; j++) if (accept(slots[j] as number)) kept[total++] = j
   const matches = kept.subarray(0, total)
   const { offset, limit } = query.page
   const end = Math.min(total, offset + limit)
-  let slots: number[]
+  let page: number[]
   if (offset >= total) {
-    slots = []
+    page = []
   } else if (query.sort !== undefined) {
-    slots = topBySort(index, matches, query.sort, end).slice(offset)
+    page = topBySort(index, scratch, matches, query.sort, end).slice(offset)
   } else {
-    slots = byRelevance(index, scratch, matches, n, offset, end)
+    page = byRelevance(index, scratch, matches, n, offset, end)
   }
   const docs: RankedDoc[] = []
-  for (const d of slots) docs.push(criteria(scratch, d, n))
+  for (const j of page) docs.push(criteria(scratch, j, n))
   const result: RankResult = { total, docs }
-  if (query.facets !== undefined) result.facetDistribution = facetsOf(index, matches, query.facets)
+  if (query.facets !== undefined) result.facetDistribution = facetsOf(index, matches.map((j) => slots[j] as number), query.facets)
   return result
 }
