@@ -62,6 +62,30 @@ test('typo candidates equal a full scan of the vocabulary under the same rules',
   }
 })
 
+test('typo candidates equal a full scan over a large random vocabulary (letter-set pruning loses nothing)', async (t) => {
+  let seed = 42
+  const random = (): number => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31 }
+  // A small alphabet so that many terms are within one or two edits of each other; a few with
+  // characters whose codes collide mod 32, and a few with surrogate pairs.
+  const alphabet = [...'abcdeé@`', '😀']
+  const wordOf = (length: number): string => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)] as string).join('')
+  const terms = [...new Set(Array.from({ length: 3000 }, () => wordOf(4 + Math.floor(random() * 8))))]
+  const vocabulary = new Vocabulary(terms.map((term) => ({ term, documents: 1 })))
+  let compared = 0
+  for (let q = 0; q < 300; q++) {
+    const base = [...(terms[Math.floor(random() * terms.length)] as string)]
+    for (let edits = Math.floor(random() * 3); edits > 0; edits--) base.splice(1 + Math.floor(random() * (base.length - 1)), random() < 0.5 ? 1 : 0, ...(random() < 0.7 ? [alphabet[Math.floor(random() * alphabet.length)] as string] : []))
+    const word = base.join('')
+    const expected = terms.flatMap((term) => { const typos = typosBetween(word, term); return typos === undefined ? [] : [{ term, typos }] })
+    const got = vocabulary.withTypos(word)
+    // Past 20 candidates the list is cut by typos then frequency (all equal here): compare what fits.
+    if (expected.length > 20) continue
+    compared++
+    t.same(got.map((c) => `${c.term}:${c.typos}`).sort(), expected.map((c) => `${c.term}:${c.typos}`).sort(), word)
+  }
+  t.ok(compared > 100, `compared ${compared} words`)
+})
+
 test('reasons name the word, the attribute and how it matched, in the query language', async (t) => {
   const match = (kind: MatchedToken['kind'], typos = 0): MatchedToken => ({ word: 'wether', term: 'weather', attribute: 'description', kind, typos })
   const cases: Array<[MatchedToken['kind'], number, RegExp, RegExp]> = [

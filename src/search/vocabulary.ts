@@ -3,7 +3,7 @@
  * role of Meilisearch's word FST). Terms are kept sorted for prefix ranges and
  * bucketed by first character for typo scans.
  */
-import { sameStartTypos, typosBetween } from './typo.js'
+import { sameStartTypos, typoBudget, typosBetween } from './typo.js'
 
 export interface TypoCandidate {
   term: string
@@ -15,11 +15,34 @@ export const MAX_PREFIX_TERMS = 50
 /** At most this many typo candidates per word, fewest typos then most frequent first. */
 export const MAX_TYPO_TERMS = 20
 
+/** Terms of one first character and length, with their letter sets. */
+interface Bucket {
+  terms: string[]
+  letters: number[]
+}
+
+/** The letter set of a text with surrogate pairs: not used (one character is two units). */
+const ANY = -1
+
+/** The set of a text's UTF-16 units, hashed into 32 bits (a unit's bit: its code mod 32). */
+function lettersOf (text: string): number {
+  if (/[\uD800-\uDFFF]/.test(text)) return ANY
+  let set = 0
+  for (let i = 0; i < text.length; i++) set |= 1 << (text.charCodeAt(i) & 31)
+  return set
+}
+
+function popcount (x: number): number {
+  x = x - ((x >>> 1) & 0x55555555)
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return Math.imul((x + (x >>> 4)) & 0x0F0F0F0F, 0x01010101) >>> 24
+}
+
 export class Vocabulary {
   readonly #sorted: string[]
   readonly #frequency: Map<string, number>
   /** Terms by first character, then by length (UTF-16 units): a typo scan reads only near lengths. */
-  readonly #byFirstChar = new Map<string, Map<number, string[]>>()
+  readonly #byFirstChar = new Map<string, Map<number, Bucket>>()
   /** Terms by everything after their first character, for first-character typos. */
   readonly #byTail = new Map<string, string[]>()
 
@@ -34,7 +57,10 @@ export class Vocabulary {
     const first = String.fromCodePoint(term.codePointAt(0) as number)
     let byLength = this.#byFirstChar.get(first)
     if (byLength === undefined) { byLength = new Map(); this.#byFirstChar.set(first, byLength) }
-    push(byLength, term.length, term)
+    let bucket = byLength.get(term.length)
+    if (bucket === undefined) { bucket = { terms: [], letters: [] }; byLength.set(term.length, bucket) }
+    bucket.terms.push(term)
+    bucket.letters.push(lettersOf(term))
     push(this.#byTail, term.slice(first.length), term)
   }
 
@@ -93,8 +119,18 @@ export class Vocabulary {
     const first = chars[0] as string
     const found = new Map<string, number>()
     const byLength = this.#byFirstChar.get(first)
-    for (let length = word.length - 2; byLength !== undefined && length <= word.length + 2; length++) {
-      for (const term of byLength.get(length) ?? []) {
+    const budget = typoBudget(word)
+    const letters = lettersOf(word)
+    // A character edit changes the length in UTF-16 units by up to 2 (a surrogate pair).
+    for (let length = word.length - 2 * budget; byLength !== undefined && length <= word.length + 2 * budget; length++) {
+      const bucket = byLength.get(length)
+      if (bucket === undefined) continue
+      for (let i = 0; i < bucket.terms.length; i++) {
+        // Each edit adds at most one letter to the set and removes at most one: a term
+        // whose letters differ from the word's by more than the budget is skipped unscored.
+        const theirs = bucket.letters[i] as number
+        if (letters !== ANY && theirs !== ANY && (popcount(theirs & ~letters) > budget || popcount(letters & ~theirs) > budget)) continue
+        const term = bucket.terms[i] as string
         const typos = sameStartTypos(word, term)
         if (typos !== undefined) found.set(term, typos)
       }
