@@ -133,6 +133,11 @@ function toIndexRow (row: StoredRow): IndexRow {
   }
 }
 
+/** How many rows generation `g` holds, and its highest rowid (a bulk load sizes its arrays). */
+export function countRows (statements: Statements, g: number): { rows: number, maxRowid: number } {
+  return statements.get(`SELECT count(*) AS rows, coalesce(max(rowid), 0) AS maxRowid FROM docs_${g}`).get() as { rows: number, maxRowid: number }
+}
+
 /** Rows of generation `g` after `afterRowid`, in rowid order (a bulk load reads in chunks). */
 export function readRows (statements: Statements, g: number, afterRowid: number, limit: number): IndexRow[] {
   return (statements.get(`SELECT ${ROW_COLUMNS} FROM docs_${g} WHERE rowid > ? ORDER BY rowid LIMIT ?`).all(afterRowid, limit) as StoredRow[]).map(toIndexRow)
