@@ -61,10 +61,13 @@ export class Searcher {
       index.beginBulkLoad(count, maxRowid)
       for (const { category, terms } of categoriesSince(this.#statements, g, -1)) index.setCategoryTerms(category, terms)
       for (let after = 0; ;) {
-        const rows = readRows(this.#statements, g, after, LOAD_CHUNK)
-        if (rows.length === 0) break
-        for (const row of rows) index.add(row)
-        after = (rows.at(-1) as { rowid: number }).rowid
+        let read = 0
+        for (const row of readRows(this.#statements, g, after, LOAD_CHUNK)) {
+          index.add(row)
+          after = row.rowid
+          read++
+        }
+        if (read === 0) break
         await nextTurn()
       }
       index.endBulkLoad()
