@@ -18,6 +18,16 @@ test('normalizeText folds width, case and spacing', async (t) => {
   t.equal(normalizeText('  Weather\t\n ＡＰＩ　天気  '), 'weather api 天気')
 })
 
+test('text kuromoji cannot tokenize as such is analysed: NUL and controls as spaces, lone surrogates as U+FFFD', async (t) => {
+  t.equal(normalizeText('天気\u0000予報\u0007api'), '天気 予報 api')
+  t.equal(normalizeText('a\ud800b\udfffc 😀'), 'a\ufffdb\ufffdc 😀', 'paired surrogates stay')
+  for (const text of ['\u0000', '天気\u0000予報', '\ud800天気', '天気\ud83d', 'x\ud83dy']) {
+    t.doesNotThrow(() => analyzeIntent(text, tokenizer), JSON.stringify(text))
+    t.doesNotThrow(() => analyzeField(text, tokenizer), JSON.stringify(text))
+  }
+  t.same(analyzeIntent('天気\u0000予報', tokenizer).tokens.map((w) => w.text), analyzeIntent('天気 予報', tokenizer).tokens.map((w) => w.text))
+})
+
 test('kana and script helpers', async (t) => {
   t.equal(hiraganaToKatakana('てんき API'), 'テンキ API')
   t.equal(katakanaSpelling('てんき'), 'テンキ')

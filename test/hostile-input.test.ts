@@ -76,6 +76,20 @@ test('search words with prototype names are ordinary words', async (t) => {
   t.ok(weather.json().total > 0, 'the other words still find services')
 })
 
+test('search text that kuromoji cannot tokenize (NUL, control characters) is searched, never a 5xx', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  for (const [url, param] of [['/api/catalog/search', 'q'], ['/api/services/search/intent', 'q'], ['/api/services', 'query']] as const) {
+    for (const text of ['\u0000', '天気\u0000予報', 'weather\u0000', '\u0001\u001f天気']) {
+      const res = await app.inject({ url, query: { [param]: text } })
+      t.equal(res.statusCode, 200, `${url}?${param}=${JSON.stringify(text)}`)
+    }
+  }
+  const weather = await app.inject({ url: '/api/services/search/intent', query: { q: '天気\u0000予報' } })
+  t.same(weather.json().tokens, ['天気', '予報'], 'NUL separates words like a space')
+  t.equal(weather.json().results[0]?.service.endpoint, 'https://api.tenki-x402.jp/v1/forecast')
+})
+
 test('lone surrogates are refused in every text field, naming it', async (t) => {
   const app = await build(t, { seed: 'none' })
   const lone = ['\ud800', 'abc\udfff', 'x\ud83dy']

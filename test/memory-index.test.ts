@@ -97,3 +97,45 @@ test('ranking: proximity counts words met in the category text', async (t) => {
   t.same(ranked.docs.map((doc) => index.ids[doc.slot]), ['svc_2', 'svc_1'], 'adjacent in the category text ranks first')
   t.ok((ranked.docs[0]?.proximity ?? Infinity) < (ranked.docs[1]?.proximity ?? -Infinity))
 })
+
+test('a bulk load holds the same postings and columns as rows added one by one, and grows after it', async (t) => {
+  // 30,000 rows, ~12 terms each: > 262,144 entries, so the pool spans several pages, and
+  // the common terms span many blocks of the largest size.
+  const rows = Array.from({ length: 30_000 }, (_, i) => row(i * 2 + 1, {
+    category: ['weather', 'finance', 'maps'][i % 3] as string,
+    priceAtomic: i,
+    terms: [
+      encodeTerms(['common', `mid${i % 97}`, `rare${i}`, 'common', `x${i % 7}`].map((term, position) => ({ term, position }))),
+      encodeTerms(['desc', `mid${i % 89}`, `y${i % 1013}`, `z${(i * 7) % 5003}`, 'last'].map((term, position) => ({ term, position: position * 3 })))
+    ]
+  }))
+  const oneByOne = new MemoryIndex(1, 0)
+  for (const r of rows) oneByOne.add(r)
+  const bulk = new MemoryIndex(1, 0)
+  bulk.beginBulkLoad(rows.length, rows.at(-1)?.rowid ?? 0)
+  for (const r of rows) bulk.add(r)
+  bulk.endBulkLoad()
+
+  const contents = (index: MemoryIndex): Map<string, number[]> => new Map([...index.postings].map(([term, posting]) => [term, Array.from(posting.entries.subarray(0, posting.length))]))
+  const expected = contents(oneByOne)
+  const actual = contents(bulk)
+  t.equal(actual.size, expected.size)
+  t.equal([...expected].filter(([term, entries]) => JSON.stringify(actual.get(term)) !== JSON.stringify(entries)).length, 0, 'every posting, entry for entry')
+  t.equal(actual.get('common')?.length, 30_000)
+  t.ok([...expected.values()].reduce((sum, entries) => sum + entries.length, 0) > 2 ** 18)
+  t.same([bulk.slots, bulk.live, Array.from(bulk.price.subarray(0, 5)), bulk.ids.slice(-2)], [oneByOne.slots, oneByOne.live, Array.from(oneByOne.price.subarray(0, 5)), oneByOne.ids.slice(-2)])
+  t.ok(bulk.bytes().postings <= oneByOne.bytes().postings, 'no spare capacity after the load')
+
+  // After the load, postings are views into one buffer: appending must not touch a neighbour.
+  const neighbour = Array.from((bulk.postings.get('rare1') as Posting).entries)
+  const slot = bulk.add(row(70_001, { terms: [encodeTerms([{ term: 'rare0', position: 0 }, { term: 'fresh', position: 1 }]), []] }))
+  t.equal(slot, 30_000)
+  const rare0 = bulk.postings.get('rare0') as Posting
+  t.same(Array.from(rare0.entries.subarray(0, rare0.length)).map(slotOf), [0, 30_000])
+  t.same(Array.from((bulk.postings.get('rare1') as Posting).entries), neighbour)
+  t.equal(bulk.postings.get('fresh')?.length, 1)
+  bulk.remove(1)
+  t.same([bulk.live, bulk.has(1), bulk.has(70_001)], [30_000, false, true])
+
+  t.throws(() => { bulk.beginBulkLoad(1, 1) }, /empty index/)
+})

@@ -27,12 +27,19 @@ export const NON_WORD = /[^\p{L}\p{N}\p{M}]+/u
 // Hiragana and katakana blocks are laid out in parallel, 0x60 apart.
 const KANA_OFFSET = 0x60
 
+/** Spacing and C0 control characters: kuromoji throws on NUL (its trie's terminal code). */
+const SPACING = /[\s\u0000-\u001f\u007f]+/gu
+/** A lone UTF-16 surrogate (possible in JSON input): kuromoji cannot encode it and throws. */
+const LONE_SURROGATE = /\p{Cs}/gu
+
 /**
  * NFKC folds half-width katakana (ｶﾀｶﾅ → カタカナ) and full-width Latin
  * (ＡＰＩ → API) into their ordinary forms; then case and spacing are evened out.
+ * Control characters count as spacing and a lone surrogate becomes U+FFFD, so any
+ * client text can be analysed.
  */
 export function normalizeText(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim()
+  return s.replace(LONE_SURROGATE, '\uFFFD').normalize('NFKC').toLowerCase().replace(SPACING, ' ').trim()
 }
 
 /** ひらがな → ヒラガナ; everything else is left as is. */

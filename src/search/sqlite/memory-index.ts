@@ -27,6 +27,14 @@ export class Posting {
   length = 0
   constructor (capacity = 2) { this.entries = new Uint32Array(capacity) }
 
+  /** A full posting over `entries` (a bulk load's view into its shared buffer). */
+  static of (entries: Uint32Array): Posting {
+    const posting = new Posting(0)
+    posting.entries = entries
+    posting.length = entries.length
+    return posting
+  }
+
   push (value: number): void {
     if (this.length === this.entries.length) {
       const grown = new Uint32Array(Math.max(4, this.entries.length * 2))
@@ -55,6 +63,103 @@ export class Posting {
   }
 
   get bytes (): number { return this.entries.byteLength }
+}
+
+/** Entries per page of a bulk load's posting pool (1 MiB). */
+const PAGE_BITS = 18
+const PAGE = 1 << PAGE_BITS
+const FIRST_BLOCK = 4
+const MAX_BLOCK = 4096
+
+/**
+ * The postings of a bulk load, each a chain of blocks (doubling up to MAX_BLOCK entries)
+ * in shared 1 MiB pages, packed into one exact-size buffer at the end. One growing array
+ * per term instead allocated and dropped about twice the postings' size in thousands of
+ * malloc'd buffers and then copied them all once more to trim them; malloc kept most of
+ * it (at 100k services ~20 MB more RSS per load, see docs/benchmarks.md).
+ * A block is [address of the next block + 1 (0: none), entries…].
+ */
+class PostingPool {
+  readonly #pages: Uint32Array[] = []
+  #used = PAGE
+  readonly #numbers = new Map<string, number>()
+  readonly #terms: string[] = []
+  // Per term number: first block, current block, its capacity and fill, entry count.
+  #head = new Int32Array(1024)
+  #tail = new Int32Array(1024)
+  #capacity = new Int32Array(1024)
+  #fill = new Int32Array(1024)
+  #count = new Int32Array(1024)
+
+  #block (capacity: number): number {
+    if (this.#used + 1 + capacity > PAGE) {
+      this.#pages.push(new Uint32Array(PAGE))
+      this.#used = 0
+    }
+    const address = (this.#pages.length - 1) * PAGE + this.#used
+    this.#used += 1 + capacity
+    return address
+  }
+
+  #set (address: number, value: number): void {
+    (this.#pages[address >>> PAGE_BITS] as Uint32Array)[address & (PAGE - 1)] = value
+  }
+
+  #newTerm (term: string): number {
+    const n = this.#terms.length
+    if (n === this.#head.length) {
+      const grow = (array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => { const next = new Int32Array(n * 2); next.set(array); return next }
+      this.#head = grow(this.#head)
+      this.#tail = grow(this.#tail)
+      this.#capacity = grow(this.#capacity)
+      this.#fill = grow(this.#fill)
+      this.#count = grow(this.#count)
+    }
+    this.#terms.push(term)
+    this.#numbers.set(term, n)
+    const address = this.#block(FIRST_BLOCK)
+    this.#head[n] = address
+    this.#tail[n] = address
+    this.#capacity[n] = FIRST_BLOCK
+    return n
+  }
+
+  push (term: string, value: number): void {
+    const n = this.#numbers.get(term) ?? this.#newTerm(term)
+    let fill = this.#fill[n] as number
+    if (fill === this.#capacity[n]) {
+      const capacity = Math.min(MAX_BLOCK, fill * 2)
+      const address = this.#block(capacity)
+      this.#set(this.#tail[n] as number, address + 1)
+      this.#tail[n] = address
+      this.#capacity[n] = capacity
+      fill = 0
+    }
+    this.#set((this.#tail[n] as number) + 1 + fill, value)
+    this.#fill[n] = fill + 1
+    this.#count[n] = (this.#count[n] as number) + 1
+  }
+
+  /** Every term's posting, as views into one buffer of exactly the entries' size. */
+  pack (into: Map<string, Posting>): void {
+    let total = 0
+    for (let n = 0; n < this.#terms.length; n++) total += this.#count[n] as number
+    const buffer = new Uint32Array(total)
+    let offset = 0
+    for (let n = 0; n < this.#terms.length; n++) {
+      const start = offset
+      const end = start + (this.#count[n] as number)
+      for (let address = this.#head[n] as number, capacity = FIRST_BLOCK; offset < end; capacity = Math.min(MAX_BLOCK, capacity * 2)) {
+        const page = this.#pages[address >>> PAGE_BITS] as Uint32Array
+        const at = address & (PAGE - 1)
+        const take = Math.min(capacity, end - offset)
+        buffer.set(page.subarray(at + 1, at + 1 + take), offset)
+        offset += take
+        address = (page[at] as number) - 1
+      }
+      into.set(this.#terms[n] as string, Posting.of(buffer.subarray(start, end)))
+    }
+  }
 }
 
 export interface IndexRow {
@@ -113,6 +218,8 @@ export class MemoryIndex {
   /** Vocabulary words of each category's text. */
   readonly #categoryWords: string[][] = []
   readonly vocabulary = new Vocabulary()
+  /** Set between beginBulkLoad() and endBulkLoad(): where added rows' postings go. */
+  #pool: PostingPool | undefined
 
   constructor (readonly generation: number, public version: number) {}
 
@@ -120,8 +227,8 @@ export class MemoryIndex {
 
   has (rowid: number): boolean { return (this.#slotOfRow[rowid] ?? 0) > 0 }
 
-  #grow (): void {
-    const capacity = Math.max(1024, this.alive.length * 2)
+  #grow (wanted = Math.max(1024, this.alive.length * 2)): void {
+    const capacity = Math.min(MAX_SLOTS, wanted)
     if (this.slots >= MAX_SLOTS) throw new RangeError(`the in-memory search index holds at most ${MAX_SLOTS} slots`)
     const grow = <T extends Uint8Array | Uint16Array | Float64Array>(array: T, make: (n: number) => T): T => { const next = make(capacity); next.set(array); return next }
     this.alive = grow(this.alive, (n) => new Uint8Array(n))
@@ -196,7 +303,9 @@ export class MemoryIndex {
         first.set(term, Math.min(first.get(term) ?? NO_POSITION, position))
       }
       const base = (slot << SLOT_SHIFT) | (a === 1 ? DESCRIPTION_BIT : 0)
+      const pool = this.#pool
       for (const [term, position] of first) {
+        if (pool !== undefined) { pool.push(term, (base | position) >>> 0); continue }
         let posting = this.postings.get(term)
         if (posting === undefined) { posting = new Posting(1); this.postings.set(term, posting) }
         posting.push((base | position) >>> 0)
@@ -215,9 +324,23 @@ export class MemoryIndex {
     this.live--
   }
 
-  /** Drops spare capacity once a bulk load is done. */
-  trim (): void {
-    for (const posting of this.postings.values()) posting.trim()
+  /**
+   * Starts a bulk load into this empty index of about `rows` rows with rowids up to
+   * `maxRowid`: columns sized once, postings built in a pool until endBulkLoad().
+   */
+  beginBulkLoad (rows: number, maxRowid: number): void {
+    if (this.slots > 0 || this.#pool !== undefined) throw new Error('a bulk load starts on an empty index')
+    // Room for the writes that follow the load without growing at once.
+    if (rows > 0) this.#grow(rows + Math.max(1024, rows >> 3))
+    if (maxRowid >= this.#slotOfRow.length) this.#slotOfRow = new Int32Array(maxRowid + Math.max(1024, maxRowid >> 3))
+    this.#pool = new PostingPool()
+  }
+
+  /** Packs the loaded postings and drops spare capacity; later adds grow them as usual. */
+  endBulkLoad (): void {
+    this.#pool?.pack(this.postings)
+    this.#pool = undefined
+    for (const posting of this.categoryDocs) posting?.trim()
   }
 
   /** Approximate bytes held by postings and per-document columns (strings counted by length). */

@@ -12,7 +12,7 @@ import type { SearchQuery, SearchResult } from '../search-engine.js'
 import { hitOf } from './hits.js'
 import { MemoryIndex } from './memory-index.js'
 import { rank, Scratch } from './ranking.js'
-import { categoriesSince, changesSince, readMeta, readRows, Statements } from './schema.js'
+import { categoriesSince, changesSince, countRows, readMeta, readRows, Statements } from './schema.js'
 
 /** Rows read per step of a bulk load; searches from the old index run between steps. */
 const LOAD_CHUNK = 2000
@@ -57,15 +57,20 @@ export class Searcher {
   async #load (g: number): Promise<MemoryIndex> {
     try {
       const index = new MemoryIndex(g, this.#meta().version)
+      const { rows: count, maxRowid } = countRows(this.#statements, g)
+      index.beginBulkLoad(count, maxRowid)
       for (const { category, terms } of categoriesSince(this.#statements, g, -1)) index.setCategoryTerms(category, terms)
       for (let after = 0; ;) {
-        const rows = readRows(this.#statements, g, after, LOAD_CHUNK)
-        if (rows.length === 0) break
-        for (const row of rows) index.add(row)
-        after = (rows.at(-1) as { rowid: number }).rowid
+        let read = 0
+        for (const row of readRows(this.#statements, g, after, LOAD_CHUNK)) {
+          index.add(row)
+          after = row.rowid
+          read++
+        }
+        if (read === 0) break
         await nextTurn()
       }
-      index.trim()
+      index.endBulkLoad()
       return index
     } catch (err) {
       const { generation } = this.#meta()
