@@ -22,7 +22,8 @@ export const MAX_DISTANCE = 8
 /** Query words beyond this many are not searched (one bit each in the per-document masks). */
 export const MAX_QUERY_WORDS = 32
 const ATTRIBUTES = 3
-const UNSET = 0xFFFF
+/** Positions are stored as FAR - position, so that none (0) is the smallest. */
+const FAR = 0xFFFF
 
 export interface RankedDoc {
   slot: number
@@ -73,10 +74,16 @@ export class Scratch {
   size = 0
   slots = new Uint32Array(0)
   marks = new Uint32Array(0)
-  /** First position of word w in attribute a (name, category, description): positions[j * stride + w * 3 + a]. */
+  /**
+   * First position of word w in attribute a (name, category, description), stored as
+   * FAR - position (0: none): positions[j * stride + w * 3 + a]. Zero means unset, so the
+   * part a query wrote is cleared by one fill, not per document.
+   */
   positions = new Uint16Array(0)
   /** The current query's: 3 per word when it has several words, else 0. */
   stride = 0
+  /** How many positions the last query may have written. */
+  written = 0
 
   /** Makes room for `slots` documents and a query of `words` words. */
   begin (slots: number, words: number): void {
@@ -86,6 +93,8 @@ export class Scratch {
       this.marks = new Uint32Array(this.size * MARKS)
       this.positions = new Uint16Array(0)
     }
+    this.positions.fill(0, 0, this.written)
+    this.written = 0
     this.stride = words > 1 ? words * ATTRIBUTES : 0
     if (this.size * this.stride > this.positions.length) this.positions = new Uint16Array(this.size * this.stride)
   }
@@ -188,7 +197,6 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
       at = count * MARKS
       marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
       p = count * stride
-      for (let q = p, end = p + stride; q < end; q++) positions[q] = UNSET
       count++
     }
     const bit = source.bit
@@ -207,13 +215,13 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
       const position = entry & NO_POSITION
       if (stride > 0 && position !== NO_POSITION) {
         const q = p + source.word * ATTRIBUTES + (inDescription ? 2 : 0)
-        if (position < (positions[q] as number)) positions[q] = position
+        if (FAR - position > (positions[q] as number)) positions[q] = FAR - position
       }
     } else {
       marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
       if (stride > 0) {
         const q = p + source.word * ATTRIBUTES + 1
-        if (source.categoryPosition < (positions[q] as number)) positions[q] = source.categoryPosition
+        if (FAR - source.categoryPosition > (positions[q] as number)) positions[q] = FAR - source.categoryPosition
       }
     }
     // Advance this posting: its next slot goes back into the heap, or the posting leaves it.
@@ -225,6 +233,7 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
     }
     if (size > 1) siftDown(0)
   }
+  scratch.written = count * stride
   return count
 }
 
@@ -302,9 +311,11 @@ function proximityOf (scratch: Scratch, j: number, n: number, m: number, words: 
     if (((m >>> w) & 3) !== 3) continue
     let best = MAX_DISTANCE
     for (let a = 0; a < ATTRIBUTES; a++) {
-      const first = positions[p + w * ATTRIBUTES + a] as number
-      const second = positions[p + (w + 1) * ATTRIBUTES + a] as number
-      if (first === UNSET || second === UNSET) continue
+      const storedFirst = positions[p + w * ATTRIBUTES + a] as number
+      const storedSecond = positions[p + (w + 1) * ATTRIBUTES + a] as number
+      if (storedFirst === 0 || storedSecond === 0) continue
+      const first = FAR - storedFirst
+      const second = FAR - storedSecond
       const distance = second > first ? second - first : first - second + 1
       if (distance < best) best = distance
     }
