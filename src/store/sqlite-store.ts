@@ -21,21 +21,16 @@ import { ListIndex, type ListEntry } from './list-index.js'
 const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
 
 /**
- * One index per filter column and sort order, so "category=x sorted by price" walks the
- * index in order and stops after a page instead of sorting every match.
+ * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
+ * list index (src/store/list-index.ts) reads its orders off these when it is built. (The
+ * price column dates from when SQL paged lists on them.)
  */
-const FILTER_SORT_INDEXES = ['category', 'status'].flatMap((filter) =>
-  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) =>
-    `CREATE INDEX IF NOT EXISTS services_${filter}_${sort} ON services(${filter}, ${sort}, id);`)).join('\n')
-
-/**
- * Sort orders that also carry the price: a page of "price ≤ x sorted by trust" at offset
- * 5000 walks this index alone (no row read per skipped service), and only the page's rows
- * are read. (sort, id) first keeps the id tie-break in index order. They replace the
- * former (sort, id) indexes, dropped below.
- */
-const SORT_COVERING_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
+const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
   `CREATE INDEX IF NOT EXISTS services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
+
+/** Filter × sort indexes SQL once paged lists on; the list index does that now, and they only slowed writes. */
+const DROPPED_LIST_INDEXES = ['category', 'status'].flatMap((filter) =>
+  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) => `DROP INDEX IF EXISTS services_${filter}_${sort};`)).join('\n')
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS services (
@@ -75,9 +70,9 @@ CREATE TABLE IF NOT EXISTS service_chains (
   PRIMARY KEY (chain, service_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
-${SORT_COVERING_INDEXES}
+${SORT_INDEXES}
 CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
-${FILTER_SORT_INDEXES}
+${DROPPED_LIST_INDEXES}
 CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
 CREATE TABLE IF NOT EXISTS service_displacements (
   id TEXT PRIMARY KEY,
