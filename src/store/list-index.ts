@@ -66,6 +66,8 @@ function timeKey (text: string): number {
 }
 
 const FIELDS: readonly SortField[] = ['price', 'trustScore', 'name', 'createdAt']
+/** The orders a price bound is walked along (in the price order it is a cut instead). */
+const WALKED: readonly SortField[] = ['trustScore', 'name', 'createdAt']
 const DIMENSIONS = ['category', 'status', 'chain'] as const
 type Dimension = typeof DIMENSIONS[number]
 /** Chains with codes below this live in a per-slot bit mask; any others in a map. */
@@ -121,6 +123,11 @@ export class ListIndex {
   readonly #chainExtra = new Map<number, number[]>()
   /** Per sort field: the live slots in ascending (key, id) order, in [0, size). */
   readonly #orders = new Map<SortField, Int32Array>(FIELDS.map((field) => [field, new Int32Array(0)]))
+  /**
+   * Per order but the price order, each entry's price: a walk for "price ≤ x" then reads
+   * memory in sequence instead of jumping to each slot's price (a cache miss apiece).
+   */
+  readonly #orderPrices = new Map<SortField, Float64Array>(WALKED.map((field) => [field, new Float64Array(0)]))
   readonly #codes: Record<Dimension, Codes> = { category: new Codes(), status: new Codes(), chain: new Codes() }
   /** Bumped by every change; derived structures remember the version they were built at. */
   #version = 0
@@ -156,6 +163,11 @@ export class ListIndex {
       }
       if (i !== this.#size) throw new Error(`list index: the ${field} order has ${i} handles for ${this.#size} entries`)
     }
+    for (const field of WALKED) {
+      const order = this.#orderArray(field)
+      const prices = this.#orderPrices.get(field) as Float64Array
+      for (let i = 0; i < this.#size; i++) prices[i] = this.#price[order[i] as number] as number
+    }
   }
 
   get size (): number { return this.#size }
@@ -170,6 +182,10 @@ export class ListIndex {
       const at = this.#position(field, slot, this.#size - 1)
       order.copyWithin(at + 1, at, this.#size - 1)
       order[at] = slot
+      const prices = this.#orderPrices.get(field)
+      if (prices === undefined) continue
+      prices.copyWithin(at + 1, at, this.#size - 1)
+      prices[at] = entry.priceAtomic
     }
   }
 
@@ -181,6 +197,7 @@ export class ListIndex {
       const order = this.#orderArray(field)
       const at = this.#position(field, slot, this.#size)
       order.copyWithin(at, at + 1, this.#size)
+      this.#orderPrices.get(field)?.copyWithin(at, at + 1, this.#size)
     }
     this.#codes.category.change(this.#category[slot] as number, -1)
     this.#codes.status.change(this.#status[slot] as number, -1)
@@ -263,8 +280,9 @@ export class ListIndex {
       for (let i = offset; i < offset + wanted; i++) handles.push(this.#handle[order[sorted[ascending ? i : total - 1 - i] as number] as number] as number)
       return { handles, total }
     }
-    const slots = predicates === 1 && byPrice
-      ? this.#walkPrice(order, ascending, compiled.maxPrice, offset, wanted)
+    const prices = this.#orderPrices.get(sort.field)
+    const slots = predicates === 1 && byPrice && prices !== undefined
+      ? this.#walkPrice(order, prices, ascending, compiled.maxPrice, offset, wanted)
       : this.#walk(order, ascending, compiled, offset, wanted)
     return { handles: slots.map((slot) => this.#handle[slot] as number), total }
   }
@@ -280,15 +298,20 @@ export class ListIndex {
     return page
   }
 
-  /** #walk for the commonest list, a price bound alone, with the test inlined. */
-  #walkPrice (order: Int32Array, ascending: boolean, maxPrice: number, offset: number, wanted: number): number[] {
-    const page: number[] = []
-    const price = this.#price
+  /** #walk for the commonest list, a price bound alone, on the order's own copy of the prices. */
+  #walkPrice (order: Int32Array, prices: Float64Array, ascending: boolean, maxPrice: number, offset: number, wanted: number): number[] {
+    // Skip `offset` matches, then take `wanted`: two tight loops per direction.
     const size = this.#size
-    let seen = 0
-    for (let i = 0; i < size && page.length < wanted; i++) {
-      const slot = order[ascending ? i : size - 1 - i] as number
-      if ((price[slot] as number) <= maxPrice && seen++ >= offset) page.push(slot)
+    const page: number[] = []
+    let skip = offset
+    if (ascending) {
+      let i = 0
+      for (; i < size && skip > 0; i++) if ((prices[i] as number) <= maxPrice) skip--
+      for (; i < size && page.length < wanted; i++) if ((prices[i] as number) <= maxPrice) page.push(order[i] as number)
+    } else {
+      let i = size - 1
+      for (; i >= 0 && skip > 0; i--) if ((prices[i] as number) <= maxPrice) skip--
+      for (; i >= 0 && page.length < wanted; i--) if ((prices[i] as number) <= maxPrice) page.push(order[i] as number)
     }
     return page
   }
@@ -468,6 +491,7 @@ export class ListIndex {
     this.#status = grown(this.#status, (n) => new Int32Array(n))
     this.#chainMask = grown(this.#chainMask, (n) => new Uint32Array(n))
     for (const field of FIELDS) this.#orders.set(field, grown(this.#orderArray(field), (n) => new Int32Array(n)))
+    for (const field of WALKED) this.#orderPrices.set(field, grown(this.#orderPrices.get(field) as Float64Array, (n) => new Float64Array(n)))
     this.#capacity = capacity
   }
 }

@@ -136,6 +136,8 @@ type RecordValues = [
   trustScore: number, uptimeScore: number | null, lastChecked: string | null, txCount: number, totalRevenue: string,
   paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
 ]
+/** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
+const RECORD_VALUES = 22
 /** Where payment_requirements sits in RecordValues (recordProbe compares the stored text). */
 const REQUIREMENTS_COLUMN = 18
 
@@ -181,7 +183,7 @@ function fromProbeRow (row: ProbeRow): ProbeOutcome {
 
 interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
 
-function fromValues (v: RecordValues): ServiceRecord {
+function fromValues (v: RecordValues | [...RecordValues, number]): ServiceRecord {
   return {
     id: v[0],
     name: v[1],
@@ -490,9 +492,10 @@ export class SqliteCatalogStore implements CatalogStore {
   /** Services by rowid, in the order given (rowids of rows gone meanwhile are skipped). */
   #recordsByRowid (rowids: readonly number[]): ServiceRecord[] {
     if (rowids.length === 0) return []
-    const rows = this.#rawStatement(`SELECT rowid, ${RECORD_COLUMNS} FROM services WHERE rowid IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(rowids)) as Array<[number, ...RecordValues]>
-    const byRowid = new Map(rows.map(([rowid, ...values]) => [rowid, values]))
+    // The rowid last: the values before it are exactly fromValues' (no copy per row).
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(rowids)) as Array<[...RecordValues, number]>
+    const byRowid = new Map(rows.map((values) => [values[RECORD_VALUES], values]))
     return rowids.flatMap((rowid) => { const values = byRowid.get(rowid); return values === undefined ? [] : [fromValues(values)] })
   }
 
@@ -520,8 +523,8 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
-    const live = (this.#rawStatement(`SELECT seq, ${RECORD_COLUMNS} FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as Array<[number, ...RecordValues]>)
-      .map(([seq, ...row]): ServiceChange => ({ seq, id: row[0], service: fromValues(row) }))
+    const live = (this.#rawStatement(`SELECT ${RECORD_COLUMNS}, seq FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as Array<[...RecordValues, number]>)
+      .map((row): ServiceChange => ({ seq: row[RECORD_VALUES], id: row[0], service: fromValues(row) }))
     const deleted = (this.#statement('SELECT id, seq FROM service_tombstones WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Array<{ id: string, seq: number }>)
       .map((row): ServiceChange => ({ seq: row.seq, id: row.id, service: null }))
     if (deleted.length === 0) return live
