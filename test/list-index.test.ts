@@ -167,6 +167,10 @@ test('orders handed in must name every entry once', async (t) => {
   t.throws(() => new ListIndex(rows, { price: [0, 7] }), /handle 7/)
   t.throws(() => new ListIndex(rows, { price: [0] }), /1 handles for 2 entries/)
   t.throws(() => new ListIndex([...rows, rows[0] as ListEntry]), /already an entry/)
+  // An order that disagrees with the keys (a collation the index does not share): removal still finds the entry.
+  const odd = new ListIndex(rows, { price: [1, 0] })
+  t.ok(odd.remove('svc_0'))
+  t.same(odd.query({}, { field: 'price', order: 'asc' }, { limit: 5, offset: 0 }), { handles: [1], total: 1 })
 })
 
 test('SQLite store: lists follow writes made through another connection (another process)', async (t) => {

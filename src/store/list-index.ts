@@ -195,7 +195,9 @@ export class ListIndex {
     if (slot === undefined) return false
     for (const field of FIELDS) {
       const order = this.#orderArray(field)
-      const at = this.#position(field, slot, this.#size)
+      let at = this.#position(field, slot, this.#size)
+      // Found by its keys; should an order handed in disagree with them, by a scan instead.
+      if (order[at] !== slot) at = order.subarray(0, this.#size).indexOf(slot)
       order.copyWithin(at, at + 1, this.#size)
       this.#orderPrices.get(field)?.copyWithin(at, at + 1, this.#size)
     }

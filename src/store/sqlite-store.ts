@@ -471,7 +471,8 @@ export class SqliteCatalogStore implements CatalogStore {
     const known = this.#lists
     if (known !== undefined && known.seq === seq) return known.index
     if (known !== undefined && known.seq < seq) {
-      const limit = Math.max(1000, known.index.size >> 3)
+      // Patching costs ~0.15 ms a change at 100k services, a rebuild ~1 s: past 2,000, rebuild.
+      const limit = 2000
       const live = this.#rawStatement(`SELECT ${LIST_COLUMNS} FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(known.seq, limit + 1) as ListValues[]
       const gone = this.#statement('SELECT id FROM service_tombstones WHERE seq > ? LIMIT ?').pluck().all(known.seq, limit + 1) as string[]
       if (live.length <= limit && gone.length <= limit) {
