@@ -142,9 +142,11 @@ export class ListIndex {
    */
   constructor (entries: Iterable<ListEntry> = [], orders: Partial<Record<SortField, Iterable<number>>> = {}) {
     for (const entry of entries) {
-      if (this.#size === this.#capacity) this.#grow(Math.max(1024, this.#capacity * 2))
+      if (this.#size === this.#capacity) this.#resize(Math.max(1024, this.#capacity * 2))
       this.#place(entry)
     }
+    // Room for the registrations to come, not for as many again as were loaded.
+    this.#resize(this.#size + 1024)
     let slotOfHandle: Map<number, number> | undefined
     for (const field of FIELDS) {
       const order = this.#orderArray(field)
@@ -175,7 +177,7 @@ export class ListIndex {
   /** Adds a service or replaces the one with the same id. */
   upsert (entry: ListEntry): void {
     this.remove(entry.id)
-    if (this.#size === this.#capacity) this.#grow(Math.max(1024, this.#capacity * 2))
+    if (this.#size === this.#capacity) this.#resize(this.#capacity * 2)
     const slot = this.#place(entry)
     for (const field of FIELDS) {
       const order = this.#orderArray(field)
@@ -479,21 +481,22 @@ export class ListIndex {
     return slot
   }
 
-  #grow (capacity: number): void {
-    const grown = <T extends Float64Array | Int32Array | Uint32Array>(array: T, make: (n: number) => T): T => {
+  /** Reallocates the per-slot arrays for `capacity` slots (at least every slot in use). */
+  #resize (capacity: number): void {
+    const resized = <T extends Float64Array | Int32Array | Uint32Array>(array: T, make: (n: number) => T): T => {
       const next = make(capacity)
-      next.set(array)
+      next.set(array.subarray(0, Math.min(array.length, capacity)))
       return next
     }
-    this.#handle = grown(this.#handle, (n) => new Float64Array(n))
-    this.#price = grown(this.#price, (n) => new Float64Array(n))
-    this.#trust = grown(this.#trust, (n) => new Float64Array(n))
-    this.#time = grown(this.#time, (n) => new Float64Array(n))
-    this.#category = grown(this.#category, (n) => new Int32Array(n))
-    this.#status = grown(this.#status, (n) => new Int32Array(n))
-    this.#chainMask = grown(this.#chainMask, (n) => new Uint32Array(n))
-    for (const field of FIELDS) this.#orders.set(field, grown(this.#orderArray(field), (n) => new Int32Array(n)))
-    for (const field of WALKED) this.#orderPrices.set(field, grown(this.#orderPrices.get(field) as Float64Array, (n) => new Float64Array(n)))
+    this.#handle = resized(this.#handle, (n) => new Float64Array(n))
+    this.#price = resized(this.#price, (n) => new Float64Array(n))
+    this.#trust = resized(this.#trust, (n) => new Float64Array(n))
+    this.#time = resized(this.#time, (n) => new Float64Array(n))
+    this.#category = resized(this.#category, (n) => new Int32Array(n))
+    this.#status = resized(this.#status, (n) => new Int32Array(n))
+    this.#chainMask = resized(this.#chainMask, (n) => new Uint32Array(n))
+    for (const field of FIELDS) this.#orders.set(field, resized(this.#orderArray(field), (n) => new Int32Array(n)))
+    for (const field of WALKED) this.#orderPrices.set(field, resized(this.#orderPrices.get(field) as Float64Array, (n) => new Float64Array(n)))
     this.#capacity = capacity
   }
 }
