@@ -7,11 +7,15 @@
  * bound, sort field and offset up to 5,000 drawn at random), at 50 connections, against a
  * server with the response cache off (every answer computed), optionally the default
  * server, and a bare Fastify process replaying the very same bytes and headers (the
- * ceiling). Rounds interleave the targets; the table shows medians.
+ * ceiling). Rounds interleave the targets; the table shows medians, and each server's CPU
+ * time per response (all its threads, from /proc): unlike req/s, it hardly moves with what
+ * else runs on the machine.
  *
  * --from DIR copies DIR/catalog.sqlite (a generated catalog) instead of generating one.
+ * --baseline PATH adds another build's server (e.g. a checkout of main: PATH/dist/src/server.js),
+ * uncached too, to the same rounds: a before/after under the same machine load.
  */
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -32,20 +36,35 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     cached: { type: 'string', default: 'no' },
+    baseline: { type: 'string' },
     seed: { type: 'string', default: '7' }
   },
   strict: true
 })
 
-async function startApi (name: string, dataDir: string, env: Record<string, string>): Promise<string> {
+interface Target { url: string, pid: number }
+
+/** CPU time a process has used so far (user + system, all threads), in µs; NaN where /proc is missing. */
+function cpuMicros (pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / CLOCK_TICKS)
+  } catch {
+    return NaN
+  }
+}
+/** USER_HZ: 100 on Linux. */
+const CLOCK_TICKS = 100
+
+async function startApi (name: string, dataDir: string, env: Record<string, string>, entry = join(PROJECT_ROOT, 'dist', 'src', 'server.js')): Promise<Target> {
   const port = await freePort()
   // The list reads only the store: no embedded indexer (it would index the whole catalog first).
-  const child = startChild(name, ['--expose-gc', join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
+  const child = startChild(name, ['--expose-gc', entry], {
     DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_INDEXER: 'external', ...env
   })
   const url = `http://${HOST}:${port}`
   await waitUntil(child, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 120_000)
-  return url
+  return { url, pid: child.process.pid as number }
 }
 
 async function benchmark (): Promise<void> {
@@ -73,26 +92,30 @@ async function benchmark (): Promise<void> {
 
   // The very URLs bench:search asks (same seed, same draw).
   const paths = listPaths(size, prng(seed + 9))
-  const targets: Record<string, string> = { uncached: await startApi('uncached catalog', dataDir, { CATALOG_RESPONSE_CACHE_MB: '0' }) }
+  const targets: Record<string, Target> = { uncached: await startApi('uncached catalog', dataDir, { CATALOG_RESPONSE_CACHE_MB: '0' }) }
+  if (args.baseline !== undefined) targets.baseline = await startApi('baseline catalog', dataDir, { CATALOG_RESPONSE_CACHE_MB: '0' }, args.baseline)
   if (args.cached === 'yes') targets.cached = await startApi('catalog', dataDir, {})
   const fixtureFile = join(dataDir, 'bare-fixture.json')
-  writeFileSync(fixtureFile, JSON.stringify(await captureFixture(targets.uncached as string, paths)))
-  targets.bare = (await startBare(fixtureFile)).url
+  writeFileSync(fixtureFile, JSON.stringify(await captureFixture((targets.uncached as Target).url, paths)))
+  const bare = await startBare(fixtureFile)
+  targets.bare = { url: bare.url, pid: bare.child.process.pid as number }
 
-  const runs = new Map<string, RunStats[]>(Object.keys(targets).map((name) => [name, []]))
+  const runs = new Map<string, Array<RunStats & { cpu: number }>>(Object.keys(targets).map((name) => [name, []]))
   for (let round = 1; round <= rounds; round++) {
-    for (const [name, url] of Object.entries(targets)) {
+    for (const [name, { url, pid }] of Object.entries(targets)) {
+      const before = cpuMicros(pid)
       const run = await load({ url, connections, duration, requests: paths.map((path) => ({ path })) }, (duration + 15) * 1000)
-      runs.get(name)?.push(run)
+      const cpu = (cpuMicros(pid) - before) / run.responses
+      runs.get(name)?.push({ ...run, cpu })
       const bad = run.failures + countNot(run.statuses, (status) => status === 200)
-      log(`round ${round} ${name}: ${fmt.rps(run.rps)} req/s, p50 ${fmt.ms(run.p50)} ms, p99 ${fmt.ms(run.p99)} ms${bad > 0 ? `, ${bad} errors` : ''}`)
+      log(`round ${round} ${name}: ${fmt.rps(run.rps)} req/s, p50 ${fmt.ms(run.p50)} ms, p99 ${fmt.ms(run.p99)} ms, ${cpu.toFixed(0)} µs CPU per response${bad > 0 ? `, ${bad} errors` : ''}`)
     }
   }
-  const bareRps = median((runs.get('bare') as RunStats[]).map((run) => run.rps))
+  const bareRps = median((runs.get('bare') ?? []).map((run) => run.rps))
   process.stdout.write(`${size.toLocaleString('en-US')} services, ${paths.length} distinct URLs, ${connections} connections × ${duration} s, median of ${rounds} rounds\n\n`)
-  process.stdout.write(`${table(['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare'], [...runs].map(([name, list]) => {
+  process.stdout.write(`${table(['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'server CPU µs / response'], [...runs].map(([name, list]) => {
     const rps = median(list.map((run) => run.rps))
-    return [name, fmt.rps(rps), fmt.ms(median(list.map((run) => run.p50))), fmt.ms(median(list.map((run) => run.p99))), (rps / bareRps).toFixed(2)]
+    return [name, fmt.rps(rps), fmt.ms(median(list.map((run) => run.p50))), fmt.ms(median(list.map((run) => run.p99))), (rps / bareRps).toFixed(2), median(list.map((run) => run.cpu)).toFixed(0)]
   }))}\n`)
 }
 
