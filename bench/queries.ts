@@ -69,3 +69,13 @@ export function queryStream (entries: readonly SeedEntry[], perKind: number, see
   }
   return stream
 }
+
+export const LIST_SORTS = ['price', 'trustScore', 'name', 'createdAt'] as const
+
+/**
+ * 300 distinct list URLs: a random price bound from 0.000001 to ~5 USDC (log-uniform), each
+ * sort field in turn, a random offset up to 5,000 (a quarter of small catalogs).
+ */
+export function listPaths (n: number, random: () => number): string[] {
+  return Array.from({ length: 300 }, (_, i) => `/api/services?maxPricePerRequest=${Math.max(0.000001, 10 ** (random() * 6.7 - 6)).toFixed(6)}&sortBy=${LIST_SORTS[i % 4] as string}&offset=${Math.floor(random() * Math.min(5000, n / 4))}&limit=20`)
+}

@@ -17,9 +17,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import Fastify from 'fastify'
 import { Indexer } from '../src/indexer/indexer.js'
 import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
@@ -27,8 +25,9 @@ import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
 import { SqliteSearchEngine } from '../src/search/sqlite-engine.js'
 import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { captureFixture, startBare } from './bare.js'
 import { generateServices, prng, registrationBody } from './generate.js'
-import { KEYWORD_KINDS, QUERY_KINDS, queryStream } from './queries.js'
+import { KEYWORD_KINDS, listPaths, QUERY_KINDS, queryStream } from './queries.js'
 import { children, countNot, fmt, freePort, HOST, load, log, machine, percentile, startChild, stopChild, table, waitUntil, type Child, type RunStats } from './support.js'
 
 const { values: args } = parseArgs({
@@ -43,9 +42,7 @@ const { values: args } = parseArgs({
     'reindex-while-serving': { type: 'string', default: 'yes' },
     warmup: { type: 'string', default: '2' },
     seed: { type: 'string', default: '7' },
-    out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') },
-    // Internal: run as the bare reference server, answering from a fixture file.
-    bare: { type: 'string' }
+    out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') }
   },
   strict: true
 })
@@ -55,24 +52,6 @@ const TARGETS = { localP50: 1, localP99: 10, httpRps: 300, httpP99: 250, listRat
 const POLL_MS = 25
 const MARK_BEGIN = '<!-- bench:search results -->'
 const MARK_END = '<!-- /bench:search results -->'
-
-interface Captured { contentType: string, totalCount: string | null, body: string }
-
-async function serveBare (fixtureFile: string): Promise<void> {
-  const fixture = new Map(Object.entries(JSON.parse(readFileSync(fixtureFile, 'utf8')) as Record<string, Captured>))
-  const app = Fastify({ logger: false })
-  app.get('/*', (request, reply) => {
-    const answer = fixture.get(request.url)
-    if (answer === undefined) { void reply.code(404).send(); return }
-    if (answer.totalCount !== null) void reply.header('x-total-count', answer.totalCount)
-    void reply.header('content-type', answer.contentType).send(answer.body)
-  })
-  const address = await app.listen({ port: 0, host: HOST })
-  process.stdout.write(`bare listening at ${address}\n`)
-  const stop = (): void => { void app.close().then(() => process.exit(0)) }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
-}
 
 function int (name: string, value: string | undefined, min: number, max: number): number {
   const number = Number(value)
@@ -236,25 +215,17 @@ async function measureSize (n: number): Promise<SizeReport> {
     const scenarios: Array<{ name: string, paths: string[] }> = [
       {
         name: 'list, random max price and offset',
-        paths: Array.from({ length: 300 }, (_, i) => `/api/services?maxPricePerRequest=${Math.max(0.000001, 10 ** (random() * 6.7 - 6)).toFixed(6)}&sortBy=${['price', 'trustScore', 'name', 'createdAt'][i % 4] as string}&offset=${Math.floor(random() * Math.min(5000, n / 4))}&limit=20`)
+        paths: listPaths(n, random)
       },
       { name: 'keyword /api/services?query=', paths: keywordQueries.map((q) => `/api/services?query=${encode(q)}&status=verified&limit=20`) },
       { name: 'catalog /api/catalog/search', paths: keywordQueries.map((q) => `/api/catalog/search?q=${encode(q)}&limit=20`) },
       { name: 'intent /api/services/search/intent', paths: sentenceQueries.map((q) => `/api/services/search/intent?q=${encode(q)}&limit=20`) }
     ]
     // The bare process answers each URL with the bytes the catalog answered.
-    const fixture: Record<string, Captured> = {}
-    for (const { paths } of scenarios) {
-      for (const path of paths) {
-        const res = await fetch(uncached.url + path)
-        fixture[path] = { contentType: res.headers.get('content-type') ?? 'application/json', totalCount: res.headers.get('x-total-count'), body: await res.text() }
-      }
-    }
     const fixtureFile = join(dataDir, 'bare-fixture.json')
-    writeFileSync(fixtureFile, JSON.stringify(fixture))
-    const bare = startChild('bare', [fileURLToPath(import.meta.url), '--bare', fixtureFile], {})
-    const bareUrl = await waitUntil(bare, 'a listening line', async () => /bare listening at (http:\/\/[\d.:]+)/.exec(bare.output())?.[1])
-    const targets = { cached: api.url, uncached: uncached.url, bare: bareUrl } as const
+    writeFileSync(fixtureFile, JSON.stringify(await captureFixture(uncached.url, scenarios.flatMap((scenario) => scenario.paths))))
+    const bare = await startBare(fixtureFile)
+    const targets = { cached: api.url, uncached: uncached.url, bare: bare.url } as const
     // Warm-up (JIT, SQLite and kuromoji code paths) with queries of another stream, so no
     // measured URL is in the cached server's response cache before its run.
     const warmup = int('warmup', args.warmup, 0, 60)
@@ -274,7 +245,7 @@ async function measureSize (n: number): Promise<SizeReport> {
       }
       http.set(scenario.name, runs as Record<'cached' | 'uncached' | 'bare', RunStats>)
     }
-    await stopChild(bare)
+    await stopChild(bare.child)
     await stopChild(uncached.child)
 
     // ---- writes: alone, then while `searchers` clients search continuously (distinct queries)
@@ -390,17 +361,10 @@ async function benchmark (): Promise<void> {
   }
 }
 
-if (args.bare !== undefined) {
-  serveBare(args.bare).catch((err: unknown) => {
-    log(`bare server failed: ${String(err)}`)
-    process.exit(1)
-  })
-} else {
-  benchmark().then(async () => {
-    for (const child of children) await stopChild(child)
-  }, async (err: unknown) => {
-    log(`bench:search failed: ${(err as Error).stack ?? String(err)}`)
-    for (const child of children) await stopChild(child)
-    process.exitCode = 1
-  })
-}
+benchmark().then(async () => {
+  for (const child of children) await stopChild(child)
+}, async (err: unknown) => {
+  log(`bench:search failed: ${(err as Error).stack ?? String(err)}`)
+  for (const child of children) await stopChild(child)
+  process.exitCode = 1
+})

@@ -75,7 +75,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'List services with filters, sorting and paging',
       querystring: ListQuerySchema,
       response: {
-        200: Type.Array(ServiceSchema, { description: 'A page of services; X-Total-Count holds the number of matches' }),
+        200: Type.Array(ServiceSchema, { description: 'A page of services; X-Total-Count holds the exact number of matches (an offset at or past it answers an empty page)' }),
         400: ErrorSchema
       }
     }

@@ -15,26 +15,23 @@ import type { ServiceStatus } from '../domain/trust.js'
 import { payToKey } from '../domain/pay-to.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServicePage } from './catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../domain/catalog-query.js'
+import { ListIndex, type ListEntry } from './list-index.js'
+import { releaseGarbage } from '../release-garbage.js'
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
 const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
 
 /**
- * One index per filter column and sort order, so "category=x sorted by price" walks the
- * index in order and stops after a page instead of sorting every match.
+ * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
+ * list index (src/store/list-index.ts) reads its orders off these when it is built. (The
+ * price column dates from when SQL paged lists on them.)
  */
-const FILTER_SORT_INDEXES = ['category', 'status'].flatMap((filter) =>
-  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) =>
-    `CREATE INDEX IF NOT EXISTS services_${filter}_${sort} ON services(${filter}, ${sort}, id);`)).join('\n')
-
-/**
- * Sort orders that also carry the price: a page of "price ≤ x sorted by trust" at offset
- * 5000 walks this index alone (no row read per skipped service), and only the page's rows
- * are read. (sort, id) first keeps the id tie-break in index order. They replace the
- * former (sort, id) indexes, dropped below.
- */
-const SORT_COVERING_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
+const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
   `CREATE INDEX IF NOT EXISTS services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
+
+/** Filter × sort indexes SQL once paged lists on; the list index does that now, and they only slowed writes. */
+const DROPPED_LIST_INDEXES = ['category', 'status'].flatMap((filter) =>
+  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) => `DROP INDEX IF EXISTS services_${filter}_${sort};`)).join('\n')
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS services (
@@ -74,9 +71,9 @@ CREATE TABLE IF NOT EXISTS service_chains (
   PRIMARY KEY (chain, service_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
-${SORT_COVERING_INDEXES}
+${SORT_INDEXES}
 CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
-${FILTER_SORT_INDEXES}
+${DROPPED_LIST_INDEXES}
 CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
 CREATE TABLE IF NOT EXISTS service_displacements (
   id TEXT PRIMARY KEY,
@@ -129,31 +126,36 @@ DROP INDEX IF EXISTS services_created;`
 /** The next change-feed sequence: past every live service and every tombstone. */
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
 
-interface ServiceRow {
-  id: string
-  seq: number
-  name: string
-  description: string
-  endpoint: string
-  method: string
-  category: string
-  currency: string
-  price_atomic: number
-  free_quota: number
-  payment_address: string
-  network: string
-  supported_chains: string
-  status: string
-  trust_score: number
-  uptime_score: number | null
-  last_checked: string | null
-  tx_count: number
-  total_revenue: string
-  payment_requirements: string | null
-  next_probe_at: string | null
-  owner_id: string | null
-  created_at: string
-  updated_at: string
+/**
+ * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
+ * building an object per row, 25 named properties each, costs more than the read itself.
+ */
+const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at'
+type RecordValues = [
+  id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
+  priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
+  trustScore: number, uptimeScore: number | null, lastChecked: string | null, txCount: number, totalRevenue: string,
+  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
+]
+/** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
+const RECORD_VALUES = 22
+/** Where payment_requirements sits in RecordValues (recordProbe compares the stored text). */
+const REQUIREMENTS_COLUMN = 18
+
+/** What the list index keeps of a service (src/store/list-index.ts), with the rowid to read it back by. */
+const LIST_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains'
+type ListValues = [rowid: number, id: string, category: string, status: string, priceAtomic: number, trustScore: number, nameSort: string, createdAt: string, supportedChains: string]
+
+function toListEntry (v: ListValues): ListEntry {
+  return { handle: v[0], id: v[1], category: v[2], status: v[3], priceAtomic: v[4], trustScore: v[5], nameSort: v[6], createdAt: v[7], chains: JSON.parse(v[8]) as string[] }
+}
+
+/** Each list index order as SQL sorts it, read off the (sort, id) indexes when building the index. */
+const LIST_ORDERS: Record<SortField, string> = {
+  price: 'SELECT rowid FROM services ORDER BY price_atomic, id',
+  trustScore: 'SELECT rowid FROM services ORDER BY trust_score, id',
+  name: 'SELECT rowid FROM services ORDER BY name_sort, id',
+  createdAt: 'SELECT rowid FROM services ORDER BY created_at, id'
 }
 
 interface ProbeRow {
@@ -182,37 +184,30 @@ function fromProbeRow (row: ProbeRow): ProbeOutcome {
 
 interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
 
-const SORT_COLUMNS: Record<SortField, string> = {
-  price: 'price_atomic',
-  trustScore: 'trust_score',
-  name: 'name_sort',
-  createdAt: 'created_at'
-}
-
-function fromRow (row: ServiceRow): ServiceRecord {
+function fromValues (v: RecordValues | [...RecordValues, number]): ServiceRecord {
   return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    endpoint: row.endpoint,
-    method: row.method as HttpMethod,
-    category: row.category,
-    currency: row.currency,
-    priceAtomic: row.price_atomic,
-    freeQuota: row.free_quota,
-    paymentAddress: row.payment_address,
-    network: row.network,
-    supportedChains: JSON.parse(row.supported_chains) as string[],
-    status: row.status as ServiceStatus,
-    trustScore: row.trust_score,
-    uptimeScore: row.uptime_score,
-    lastChecked: row.last_checked,
-    txCount: row.tx_count,
-    totalRevenue: row.total_revenue,
-    paymentRequirements: row.payment_requirements === null ? null : JSON.parse(row.payment_requirements) as PaymentRequirement[],
-    ownerId: row.owner_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at
+    id: v[0],
+    name: v[1],
+    description: v[2],
+    endpoint: v[3],
+    method: v[4] as HttpMethod,
+    category: v[5],
+    currency: v[6],
+    priceAtomic: v[7],
+    freeQuota: v[8],
+    paymentAddress: v[9],
+    network: v[10],
+    supportedChains: JSON.parse(v[11]) as string[],
+    status: v[12] as ServiceStatus,
+    trustScore: v[13],
+    uptimeScore: v[14],
+    lastChecked: v[15],
+    txCount: v[16],
+    totalRevenue: v[17],
+    paymentRequirements: v[18] === null ? null : JSON.parse(v[18]) as PaymentRequirement[],
+    ownerId: v[19],
+    createdAt: v[20],
+    updatedAt: v[21]
   }
 }
 
@@ -238,6 +233,8 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
+  readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
+  #lists: { index: ListIndex, seq: number } | undefined
   /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
   readonly #statements = new Map<string, Database.Statement>()
 
@@ -303,6 +300,14 @@ export class SqliteCatalogStore implements CatalogStore {
     })
     this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
       this.#recordProbeNow(serviceId, outcome, decide, nextProbeAt))
+    this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
+      // The payment address filter is rare and selective: its own SQL index finds the few ids.
+      const within = filter.payTo === undefined
+        ? undefined
+        : this.#statement(`SELECT id FROM services WHERE ${PAY_TO_KEY_SQL} = ?`).pluck().all(payToKey(filter.payTo)) as string[]
+      const { handles, total } = this.#currentListIndex().query(filter, sort, page, within)
+      return { items: this.#recordsByRowid(handles), total }
+    })
     this.#acquireLease = this.#db.transaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
       const current = this.#statement('SELECT holder, expires_at FROM leases WHERE name = ?').get(name) as { holder: string, expires_at: number } | undefined
       if (current !== undefined && current.holder !== holder && current.expires_at > now) return false
@@ -312,7 +317,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   #recordProbeNow (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): ServiceRecord | null {
-    const row = this.#statement('SELECT * FROM services WHERE id = ?').get(serviceId) as ServiceRow | undefined
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(serviceId) as RecordValues | undefined
     if (row === undefined) return null
     this.#statement(`INSERT INTO probes (service_id, checked_at, http_status, x402_version, latency_ms, answered_402, matched, reason, accepts)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(serviceId, outcome.checkedAt, outcome.httpStatus, outcome.x402Version, outcome.latencyMs,
@@ -324,11 +329,11 @@ export class SqliteCatalogStore implements CatalogStore {
     const history = (this.#statement('SELECT checked_at, answered_402, matched FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT ?')
       .all(serviceId, PROBE_HISTORY_LIMIT) as Array<Pick<ProbeRow, 'checked_at' | 'answered_402' | 'matched'>>)
       .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
-    const before = fromRow(row)
+    const before = fromValues(row)
     const update = decide(before, history)
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
     // Search and export read status, trust score and requirements: only their change is a change-feed event.
-    const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row.payment_requirements
+    const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row[REQUIREMENTS_COLUMN]
     this.#statement(`UPDATE services SET ${visible ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
       last_checked = ?, payment_requirements = ?, next_probe_at = ? WHERE id = ?`)
       .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, serviceId)
@@ -340,6 +345,17 @@ export class SqliteCatalogStore implements CatalogStore {
     if (statement === undefined) {
       statement = this.#db.prepare(sql)
       this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  /** A prepared statement whose rows come back as arrays of column values. */
+  #rawStatement (sql: string): Database.Statement {
+    const key = `raw:${sql}`
+    let statement = this.#statements.get(key)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql).raw(true)
+      this.#statements.set(key, statement)
     }
     return statement
   }
@@ -403,8 +419,8 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
-    const row = this.#statement('SELECT * FROM services WHERE endpoint = ?').get(endpoint) as ServiceRow | undefined
-    return row === undefined ? null : fromRow(row)
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE endpoint = ?`).get(endpoint) as RecordValues | undefined
+    return row === undefined ? null : fromValues(row)
   }
 
   async insertServices (records: readonly ServiceRecord[]): Promise<void> {
@@ -414,15 +430,15 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async getService (id: string): Promise<ServiceRecord | null> {
-    const row = this.#statement('SELECT * FROM services WHERE id = ?').get(id) as ServiceRow | undefined
-    return row === undefined ? null : fromRow(row)
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(id) as RecordValues | undefined
+    return row === undefined ? null : fromValues(row)
   }
 
   async getServices (ids: readonly string[]): Promise<ServiceRecord[]> {
     if (ids.length === 0) return []
-    const rows = this.#statement('SELECT * FROM services WHERE id IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(ids)) as ServiceRow[]
-    const byId = new Map(rows.map((row) => [row.id, fromRow(row)]))
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as RecordValues[]
+    const byId = new Map(rows.map((row) => [row[0], fromValues(row)]))
     return ids.flatMap((id) => byId.get(id) ?? [])
   }
 
@@ -443,43 +459,62 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
-    const { where, params } = this.#where(filter)
-    const whereSql = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`
-    const direction = sort.order === 'asc' ? 'ASC' : 'DESC'
-    // The id tie-breaker follows the same direction so a descending walk is the exact reverse.
-    const orderSql = `ORDER BY ${SORT_COLUMNS[sort.field]} ${direction}, id ${direction}`
-    const total = (this.#statement(this.#countSql(filter, where)).get(params) as { n: number }).n
-    // Page the ids on an index (offsets skip index entries, not rows), then read only the page's rows;
-    // CROSS JOIN keeps that order of work (the planner would otherwise scan every row for the join).
-    const orderOuter = `ORDER BY s.${SORT_COLUMNS[sort.field]} ${direction}, s.id ${direction}`
-    const rows = this.#statement(`SELECT s.* FROM (SELECT id FROM services ${whereSql} ${orderSql} LIMIT @limit OFFSET @offset) AS page CROSS JOIN services s ON s.id = page.id ${orderOuter}`)
-      .all({ ...params, limit: page.limit, offset: page.offset }) as ServiceRow[]
-    return { items: rows.map(fromRow), total }
+    return this.#listPage(filter, sort, page)
+  }
+
+  /**
+   * The list index, brought up to the store's latest change first (the same read transaction
+   * then reads the page's rows, so both see one state). Built on first use; rebuilt rather
+   * than patched when many changes are pending (a bulk import) or it keeps dead codes.
+   */
+  #currentListIndex (): ListIndex {
+    const seq = (this.#statement(`SELECT ${NEXT_SEQ} - 1 AS seq`).get() as { seq: number }).seq
+    const known = this.#lists
+    if (known !== undefined && known.seq === seq) return known.index
+    if (known !== undefined && known.seq < seq) {
+      // Patching costs ~0.15 ms a change at 100k services, a rebuild ~1 s: past 2,000, rebuild.
+      const limit = 2000
+      const live = this.#rawStatement(`SELECT ${LIST_COLUMNS} FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(known.seq, limit + 1) as ListValues[]
+      const gone = this.#statement('SELECT id FROM service_tombstones WHERE seq > ? LIMIT ?').pluck().all(known.seq, limit + 1) as string[]
+      if (live.length <= limit && gone.length <= limit) {
+        // An id is live or tombstoned, never both: the order of applying does not matter.
+        for (const id of gone) known.index.remove(id)
+        for (const row of live) known.index.upsert(toListEntry(row))
+        known.seq = seq
+        return known.index
+      }
+    }
+    const orders = Object.fromEntries(Object.entries(LIST_ORDERS).map(([field, sql]) => [field, this.#statement(sql).pluck().all() as number[]]))
+    const rows = this.#rawStatement(`SELECT ${LIST_COLUMNS} FROM services`).iterate() as IterableIterator<ListValues>
+    const index = new ListIndex((function * () { for (const row of rows) yield toListEntry(row) })(), orders)
+    this.#lists = { index, seq }
+    // The build's rows and orders are garbage now (tens of MB at 100k services).
+    releaseGarbage()
+    return index
+  }
+
+  /** Services by rowid, in the order given (rowids of rows gone meanwhile are skipped). */
+  #recordsByRowid (rowids: readonly number[]): ServiceRecord[] {
+    if (rowids.length === 0) return []
+    // The rowid last: the values before it are exactly fromValues' (no copy per row).
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(rowids)) as Array<[...RecordValues, number]>
+    const byRowid = new Map(rows.map((values) => [values[RECORD_VALUES], values]))
+    return rowids.flatMap((rowid) => { const values = byRowid.get(rowid); return values === undefined ? [] : [fromValues(values)] })
   }
 
   async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
     const { where, params } = this.#where(filter)
     // Keyset on the primary key: each batch is one short read, never an open cursor, so
     // writes and other reads on this connection go on between batches.
-    const statement = this.#statement(`SELECT * FROM services WHERE ${[...where, 'id > @after'].join(' AND ')} ORDER BY id LIMIT @batch`)
+    const statement = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE ${[...where, 'id > @after'].join(' AND ')} ORDER BY id LIMIT @batch`)
     let after = ''
     for (;;) {
-      const rows = statement.all({ ...params, after, batch: batchSize }) as ServiceRow[]
-      for (const row of rows) yield fromRow(row)
+      const rows = statement.all({ ...params, after, batch: batchSize }) as RecordValues[]
+      for (const row of rows) yield fromValues(row)
       if (rows.length < batchSize) return
-      after = (rows[rows.length - 1] as ServiceRow).id
+      after = (rows[rows.length - 1] as RecordValues)[0]
     }
-  }
-
-  /**
-   * The count behind X-Total-Count. With a chain filter it starts from that chain's rows
-   * (every service has one per chain), instead of probing the chain for every service.
-   */
-  #countSql (filter: CatalogFilter, where: string[]): string {
-    if (filter.chain === undefined) return `SELECT COUNT(*) AS n FROM services ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}`
-    const others = where.filter((condition) => !condition.startsWith('EXISTS'))
-    if (others.length === 0) return 'SELECT COUNT(*) AS n FROM service_chains WHERE chain = @chain'
-    return `SELECT COUNT(*) AS n FROM service_chains c JOIN services ON services.id = c.service_id WHERE c.chain = @chain AND ${others.join(' AND ')}`
   }
 
   async countServices (): Promise<number> {
@@ -492,8 +527,8 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
-    const live = (this.#statement('SELECT * FROM services WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as ServiceRow[])
-      .map((row): ServiceChange => ({ seq: row.seq, id: row.id, service: fromRow(row) }))
+    const live = (this.#rawStatement(`SELECT ${RECORD_COLUMNS}, seq FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as Array<[...RecordValues, number]>)
+      .map((row): ServiceChange => ({ seq: row[RECORD_VALUES], id: row[0], service: fromValues(row) }))
     const deleted = (this.#statement('SELECT id, seq FROM service_tombstones WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Array<{ id: string, seq: number }>)
       .map((row): ServiceChange => ({ seq: row.seq, id: row.id, service: null }))
     if (deleted.length === 0) return live
@@ -542,7 +577,7 @@ export class SqliteCatalogStore implements CatalogStore {
     // NULL (never probed, or asked for) sorts first in SQLite's ascending order.
     const rows = this.#statement(`SELECT id, endpoint, method, network, payment_address, price_atomic FROM services
       WHERE (next_probe_at IS NULL OR next_probe_at <= ?) ${includeSeeded ? '' : 'AND owner_id IS NOT NULL'}
-      ORDER BY next_probe_at, id LIMIT ?`).all(now, limit) as Array<Pick<ServiceRow, 'id' | 'endpoint' | 'method' | 'network' | 'payment_address' | 'price_atomic'>>
+      ORDER BY next_probe_at, id LIMIT ?`).all(now, limit) as Array<{ id: string, endpoint: string, method: string, network: string, payment_address: string, price_atomic: number }>
     return rows.map((row) => ({
       id: row.id,
       endpoint: row.endpoint,

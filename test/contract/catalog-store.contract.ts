@@ -129,6 +129,13 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     }
     t.same(walked, referenceList(records, {}, sort), 'paging is stable')
     t.same((await store.listServices({}, sort, { limit: 5, offset: 10_000 })).items, [], 'past the end: an empty page')
+    // At and past the end of a filtered list: an empty page that still carries the exact total.
+    for (const filter of [{ maxPriceAtomic: median }, { status: 'verified' as const }, { category: (records[0] as ServiceRecord).category, maxPriceAtomic: median }]) {
+      const total = referenceList(records, filter, { field: 'trustScore', order: 'desc' }).length
+      for (const offset of [total, total + 1, 1_000_000]) {
+        t.same(await store.listServices(filter, { field: 'trustScore', order: 'desc' }, { limit: 5, offset }), { items: [], total }, `${JSON.stringify(filter)} at offset ${offset}`)
+      }
+    }
   })
 
   t.test('the change feed: every change once, in order, from any checkpoint', async (t) => {
