@@ -189,45 +189,54 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
   while (size > 0) {
     const s = heap[0] as number
     const source = sources[s] as Source
-    const i = next[s] as number
-    const d = head[s] as number
-    if (d !== current) {
-      current = d
-      slots[count] = d
-      at = count * MARKS
-      marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
-      p = count * stride
-      count++
-    }
-    const bit = source.bit
-    marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
-    marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | source.typoBit0
-    marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | source.typoBit1
-    marks[at + EXACT] = (marks[at + EXACT] as number) | source.exactBit
-    marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | source.expandedBit
-    if (source.packed) {
-      const entry = source.entries[i] as number
-      const inDescription = (entry & DESCRIPTION_BIT) !== 0
-      if (!inDescription) {
-        marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
+    const { entries, length, packed, bit, typoBit0, typoBit1, exactBit, expandedBit } = source
+    const name = source.word * ATTRIBUTES
+    const category = FAR - source.categoryPosition
+    // A run: this posting's entries up to the next head of another posting need no heap work.
+    let bound = Infinity
+    if (size > 1) bound = head[heap[1] as number] as number
+    if (size > 2 && (head[heap[2] as number] as number) < bound) bound = head[heap[2] as number] as number
+    let i = next[s] as number
+    let d = head[s] as number
+    for (;;) {
+      if (d !== current) {
+        current = d
+        slots[count] = d
+        at = count * MARKS
+        marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
+        p = count * stride
+        count++
+      }
+      marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
+      marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | typoBit0
+      marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | typoBit1
+      marks[at + EXACT] = (marks[at + EXACT] as number) | exactBit
+      marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | expandedBit
+      if (packed) {
+        const entry = entries[i] as number
+        const inDescription = (entry & DESCRIPTION_BIT) !== 0
+        if (!inDescription) {
+          marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
+          marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
+        }
+        const position = entry & NO_POSITION
+        if (stride > 0 && position !== NO_POSITION) {
+          const q = p + name + (inDescription ? 2 : 0)
+          if (FAR - position > (positions[q] as number)) positions[q] = FAR - position
+        }
+      } else {
         marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
+        if (stride > 0 && category > (positions[p + name + 1] as number)) positions[p + name + 1] = category
       }
-      const position = entry & NO_POSITION
-      if (stride > 0 && position !== NO_POSITION) {
-        const q = p + source.word * ATTRIBUTES + (inDescription ? 2 : 0)
-        if (FAR - position > (positions[q] as number)) positions[q] = FAR - position
-      }
-    } else {
-      marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
-      if (stride > 0) {
-        const q = p + source.word * ATTRIBUTES + 1
-        if (FAR - source.categoryPosition > (positions[q] as number)) positions[q] = FAR - source.categoryPosition
-      }
+      i++
+      if (i === length) break
+      d = packed ? slotOf(entries[i] as number) : entries[i] as number
+      if (d > bound) break
     }
-    // Advance this posting: its next slot goes back into the heap, or the posting leaves it.
-    if (i + 1 < source.length) {
-      next[s] = i + 1
-      head[s] = slotAt(source, i + 1)
+    // The posting's next slot goes back into the heap, or the posting leaves it.
+    if (i < length) {
+      next[s] = i
+      head[s] = d
     } else {
       heap[0] = heap[--size] as number
     }
