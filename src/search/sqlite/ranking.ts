@@ -75,6 +75,14 @@ export class Scratch {
   slots = new Uint32Array(0)
   marks = new Uint32Array(0)
   /**
+   * Per-match working arrays of the ranking, reused: allocating them per query (megabytes
+   * for a broad one) counts as external memory, which makes V8 run full collections.
+   */
+  filtered = new Uint32Array(0)
+  rule1 = new Int32Array(0)
+  kept = new Uint32Array(0)
+  score = new Float64Array(0)
+  /**
    * First position of word w in attribute a (name, category, description), stored as
    * FAR - position (0: none): positions[j * stride + w * 3 + a]. Zero means unset, so the
    * part a query wrote is cleared by one fill, not per document.
@@ -91,6 +99,10 @@ export class Scratch {
       this.size = Math.max(1024, slots + (slots >>> 2))
       this.slots = new Uint32Array(this.size)
       this.marks = new Uint32Array(this.size * MARKS)
+      this.filtered = new Uint32Array(this.size)
+      this.rule1 = new Int32Array(this.size)
+      this.kept = new Uint32Array(this.size)
+      this.score = new Float64Array(this.size)
       this.positions = new Uint16Array(0)
     }
     this.positions.fill(0, 0, this.written)
@@ -101,7 +113,7 @@ export class Scratch {
 
   /** Approximate bytes held. */
   get bytes (): number {
-    return this.slots.byteLength + this.marks.byteLength + this.positions.byteLength
+    return this.slots.byteLength + this.marks.byteLength + this.positions.byteLength + this.filtered.byteLength + this.rule1.byteLength + this.kept.byteLength + this.score.byteLength
   }
 }
 
@@ -345,7 +357,7 @@ function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array
   const { marks, slots } = scratch
   // Typo, attribute and exactness counts are each at most 2 per word.
   const radix = 2 * n + 1
-  const rule1 = new Int32Array(matches.length)
+  const rule1 = scratch.rule1
   const counts = new Int32Array((n + 1) * radix)
   for (let i = 0; i < matches.length; i++) {
     const at = (matches[i] as number) * MARKS
@@ -359,12 +371,12 @@ function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array
     seen += counts[last] as number
     if (seen >= to) break
   }
-  const kept = new Uint32Array(matches.length)
+  const kept = scratch.kept
   let count = 0
   for (let i = 0; i < matches.length; i++) if ((rule1[i] as number) <= last) kept[count++] = i
   const proximities = MAX_DISTANCE * Math.max(0, n - 1) + 1
   const trust = index.trust
-  const score = new Float64Array(count)
+  const score = scratch.score
   for (let c = 0; c < count; c++) {
     const i = kept[c] as number
     const j = matches[i] as number
@@ -429,8 +441,8 @@ function topBySort (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, 
   const slots = scratch.slots
   const slotAt = (i: number): number => slots[matches[i] as number] as number
   // Names compare as strings in the tie-break; numeric fields order by the key.
-  const key = new Float64Array(matches.length)
-  if (numeric !== undefined) for (let i = 0; i < matches.length; i++) key[i] = (numeric[slotAt(i)] as number) * sign
+  const key = scratch.score
+  for (let i = 0; i < matches.length; i++) key[i] = numeric === undefined ? 0 : (numeric[slotAt(i)] as number) * sign
   const { ids, nameSort } = index
   const tie = (a: number, b: number): number => {
     const da = slotAt(a)
@@ -450,7 +462,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
   const matched = markMatches(index, plan, scratch)
   const slots = scratch.slots
   // Match numbers of the documents that pass the filter.
-  const kept = new Uint32Array(matched)
+  const kept = scratch.filtered
   let total = 0
   for (let j = 0; j < matched; j++) if (accept(slots[j] as number)) kept[total++] = j
   const matches = kept.subarray(0, total)
