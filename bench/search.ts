@@ -188,9 +188,6 @@ async function measureSize (n: number): Promise<SizeReport> {
       const queries = stream.get(kind) as string[]
       const modes = KEYWORD_KINDS.includes(kind) ? ['keyword', 'catalog', 'intent'] as const : ['intent'] as const
       for (const mode of modes) {
-        // Collect the garbage of what came before (generation, reindex, the previous kind),
-        // so a kind's p99 is not a full GC of the benchmark's own heap (--expose-gc).
-        ;(globalThis as { gc?: () => void }).gc?.()
         const samples: number[] = []
         for (const q of queries) {
           const t = performance.now()
