@@ -13,10 +13,13 @@
  * It prints the tables, how each figure grows across sizes, and writes them into
  * docs/benchmarks.md (--out - prints only). It never fails on a figure.
  */
+import { once } from 'node:events'
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import type { Readable } from 'node:stream'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Indexer } from '../src/indexer/indexer.js'
 import { seedRecords } from '../src/domain/seed.js'
@@ -41,6 +44,8 @@ const { values: args } = parseArgs({
     'write-seconds': { type: 'string', default: '10' },
     'reindex-while-serving': { type: 'string', default: 'yes' },
     warmup: { type: 'string', default: '2' },
+    // Internal: run the in-process measurement on an indexed DATA_DIR and print it as JSON.
+    local: { type: 'string' },
     seed: { type: 'string', default: '7' },
     out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') }
   },
@@ -153,6 +158,42 @@ async function registrations (url: string, apiKey: string, perSecond: number, se
   return { posts: posts.length, postP50: post.p50, postP99: post.p99, timeouts, failures, lagP50: lag.p50, lagP99: lag.p99, healthP99: quantiles(health).p99 }
 }
 
+type LocalFigures = Map<string, { p50: number, p99: number, count: number }>
+
+/** In-process search: distinct queries per kind, each analysed as its endpoint does, then the engine on this thread. */
+async function measureLocal (dataDir: string, n: number, perKind: number, seed: number): Promise<LocalFigures> {
+  const stream = queryStream(generateServices(n, seed), perKind, seed + 4)
+  const tokenizer = await loadTokenizer()
+  const engine = new SqliteSearchEngine(dataDir)
+  const local: LocalFigures = new Map()
+  const page = { limit: 20, offset: 0 }
+  for (const kind of QUERY_KINDS) {
+    const queries = stream.get(kind) as string[]
+    const modes = KEYWORD_KINDS.includes(kind) ? ['keyword', 'catalog', 'intent'] as const : ['intent'] as const
+    for (const mode of modes) {
+      const samples: number[] = []
+      for (const q of queries) {
+        const t = performance.now()
+        const words = mode === 'intent' ? analyzeIntent(q, tokenizer).tokens : splitQueryWords(q)
+        await engine.search({ words, filter: mode === 'keyword' ? { status: 'verified' } : {}, page, prefixLastWord: mode !== 'intent' })
+        samples.push(performance.now() - t)
+      }
+      local.set(`${mode} ${kind}`, { ...quantiles(samples), count: samples.length })
+    }
+  }
+  await engine.close()
+  return local
+}
+
+async function measureLocalInChild (dataDir: string, n: number, perKind: number, seed: number): Promise<LocalFigures> {
+  const child = startChild(`in-process ${n}`, [fileURLToPath(import.meta.url), '--local', dataDir, '--sizes', String(n), '--per-kind', String(perKind), '--seed', String(seed)], {})
+  await Promise.all([child.exited, once(child.process.stdout as Readable, 'close')])
+  const line = /^LOCAL (.*)$/m.exec(child.output())?.[1]
+  if (line === undefined) throw new Error(`the in-process measurement printed no figures:\n${child.output()}`)
+  log(`${n}: in-process done`)
+  return new Map(JSON.parse(line) as Array<[string, { p50: number, p99: number, count: number }]>)
+}
+
 async function measureSize (n: number): Promise<SizeReport> {
   const duration = int('duration', args.duration, 1, 120)
   const connections = int('connections', args.connections, 1, 500)
@@ -180,27 +221,13 @@ async function measureSize (n: number): Promise<SizeReport> {
     const memory = await engine.memory()
     const indexMb = { postings: memory.bytes.postings / 2 ** 20, documents: memory.bytes.documents / 2 ** 20, terms: memory.bytes.terms / 2 ** 20 }
 
-    // ---- in-process: distinct queries per kind, as each endpoint analyses them
-    const stream = queryStream(entries, perKind, seed + 4)
-    const local = new Map<string, { p50: number, p99: number, count: number }>()
-    const page = { limit: 20, offset: 0 }
-    for (const kind of QUERY_KINDS) {
-      const queries = stream.get(kind) as string[]
-      const modes = KEYWORD_KINDS.includes(kind) ? ['keyword', 'catalog', 'intent'] as const : ['intent'] as const
-      for (const mode of modes) {
-        const samples: number[] = []
-        for (const q of queries) {
-          const t = performance.now()
-          const words = mode === 'intent' ? analyzeIntent(q, tokenizer).tokens : splitQueryWords(q)
-          await engine.search({ words, filter: mode === 'keyword' ? { status: 'verified' } : {}, page, prefixLastWord: mode !== 'intent' })
-          samples.push(performance.now() - t)
-        }
-        local.set(`${mode} ${kind}`, { ...quantiles(samples), count: samples.length })
-      }
-    }
-    log(`${n}: in-process done`)
     await engine.close()
     await store.close()
+
+    // ---- in-process, in a fresh process: what an earlier size left in this one (JIT
+    // feedback, heap) must not weigh on this size's figures.
+    const stream = queryStream(entries, perKind, seed + 4)
+    const local = await measureLocalInChild(dataDir, n, perKind, seed)
 
     // ---- servers: default (caches on, search thread), response cache off, bare
     const apiKey = 'bench-key-0123456789abcdef'
@@ -361,7 +388,10 @@ async function benchmark (): Promise<void> {
   }
 }
 
-benchmark().then(async () => {
+const main = args.local !== undefined
+  ? measureLocal(args.local, int('sizes', args.sizes, 100, 1_000_000), int('per-kind', args['per-kind'], 10, 2000), Number(args.seed)).then((local) => { process.stdout.write(`LOCAL ${JSON.stringify([...local])}\n`) })
+  : benchmark()
+main.then(async () => {
   for (const child of children) await stopChild(child)
 }, async (err: unknown) => {
   log(`bench:search failed: ${(err as Error).stack ?? String(err)}`)
