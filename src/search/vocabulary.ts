@@ -3,6 +3,7 @@
  * role of Meilisearch's word FST). Terms are kept sorted for prefix ranges and
  * bucketed by first character for typo scans.
  */
+import { popcount } from './bits.js'
 import { sameStartTypos, typoBudget, typosBetween } from './typo.js'
 
 export interface TypoCandidate {
@@ -30,12 +31,6 @@ function lettersOf (text: string): number {
   let set = 0
   for (let i = 0; i < text.length; i++) set |= 1 << (text.charCodeAt(i) & 31)
   return set
-}
-
-function popcount (x: number): number {
-  x = x - ((x >>> 1) & 0x55555555)
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  return Math.imul((x + (x >>> 4)) & 0x0F0F0F0F, 0x01010101) >>> 24
 }
 
 export class Vocabulary {

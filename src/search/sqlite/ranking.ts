@@ -12,6 +12,7 @@
  * anyway); buckets after the one that completes the page are dropped unranked, and the
  * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
  */
+import { popcount } from '../bits.js'
 import { EXACTNESS, type PlannedWord } from '../query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
@@ -46,13 +47,6 @@ export interface RankQuery {
   sort?: ServiceSort
   page: Page
   facets?: readonly FacetField[]
-}
-
-function popcount (x: number): number {
-  x = x - ((x >>> 1) & 0x55555555)
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  // Math.imul keeps the product a 32-bit integer (a plain * would overflow into a double).
-  return Math.imul((x + (x >>> 4)) & 0x0F0F0F0F, 0x01010101) >>> 24
 }
 
 /** Offsets of a matched document's marks in `Scratch.marks` (bit masks over the query words). */
