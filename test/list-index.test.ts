@@ -10,18 +10,7 @@ import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
 import { SORT_FIELDS, type ServiceFilter, type ServiceSort } from '../src/domain/catalog-query.js'
 import { demoRecords, referenceList } from './contract/catalog-store.contract.js'
 import { tempDataDir } from './helper.js'
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function prng (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { prng } from '../bench/generate.js'
 
 const TRICKY = ['', 'a', 'A', 'ab', 'a b', 'z', 'é', 'ｚ', '天気', '天気予報', 'ー', '\u{e000}', '\u{ffe0}', '\u{10000}', '😀', '😀a', 'a😀', '\u{1f600}\u{e000}', '\u{fffd}']
 

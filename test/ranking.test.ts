@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { prng } from '../bench/generate.js'
 import { planQuery, segment } from '../src/search/query-plan.js'
 import { explainMatch } from '../src/search/reason.js'
 import type { MatchedToken } from '../src/search/search-engine.js'
@@ -63,8 +64,7 @@ test('typo candidates equal a full scan of the vocabulary under the same rules',
 })
 
 test('typo candidates equal a full scan over a large random vocabulary (letter-set pruning loses nothing)', async (t) => {
-  let seed = 42
-  const random = (): number => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31 }
+  const random = prng(42)
   // A small alphabet so that many terms are within one or two edits of each other; a few with
   // characters whose codes collide mod 32, and a few with surrogate pairs.
   const alphabet = [...'abcdeé@`', '😀']
