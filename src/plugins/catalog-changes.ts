@@ -116,12 +116,11 @@ export default fp(async function catalogChanges (app: FastifyInstance, opts: { f
   }
   app.decorate('catalogChanges', changes)
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (opts.followMs > 0 && request.routeOptions.config.writesCatalog === true && reply.statusCode < 400) await follow()
-    return payload
-  })
-
   if (opts.followMs > 0) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (request.routeOptions.config.writesCatalog === true && reply.statusCode < 400) await follow()
+      return payload
+    })
     const timer = setInterval(() => {
       follow().catch((err: unknown) => { app.log.warn({ err }, 'following the change feed failed; retrying') })
     }, opts.followMs)
