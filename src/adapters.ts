@@ -15,7 +15,7 @@ import { SqliteCatalogStore } from './store/sqlite-store.js'
 /** Opens the configured store; an unreachable server fails with one line naming it and its variable. */
 export async function openCatalogStore (config: Pick<Config, 'dataDir' | 'store'>): Promise<CatalogStore> {
   switch (config.store.kind) {
-    case 'sqlite': return new SqliteCatalogStore(config.dataDir)
+    case 'sqlite': return new SqliteCatalogStore(config.dataDir, { listThread: true })
     case 'mongodb': {
       const { MongoCatalogStore } = await import('./store/mongodb/mongo-store.js')
       return await MongoCatalogStore.open(config.store.url)

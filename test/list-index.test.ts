@@ -6,7 +6,9 @@
 import { test, type Test } from 'tap'
 import Database from 'better-sqlite3'
 import { compareText, ListIndex, type ListEntry } from '../src/store/list-index.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { join } from 'node:path'
+import { SqliteCatalogStore, STORE_FILE } from '../src/store/sqlite-store.js'
+import { toService, toServiceJson, type ServiceRecord } from '../src/domain/service.js'
 import { SORT_FIELDS, type ServiceFilter, type ServiceSort } from '../src/domain/catalog-query.js'
 import { demoRecords, referenceList } from './contract/catalog-store.contract.js'
 import { tempDataDir } from './helper.js'
@@ -188,4 +190,58 @@ test('SQLite store: lists follow writes made through another connection (another
     }
   }
   t.equal((await api.listServices({}, sort, { limit: 1, offset: 0 })).total, current.length)
+})
+
+test('the SQLite store keeps each service\'s JSON current: made for stores from before it, remade when its format changes', async (t) => {
+  const dataDir = tempDataDir(t)
+  const records = demoRecords()
+  const first = new SqliteCatalogStore(dataDir)
+  await first.insertServices(records)
+  await first.close()
+  const sort: ServiceSort = { field: 'name', order: 'asc' }
+  const byId = new Map(records.map((record) => [record.id, record]))
+  const firstTen = referenceList(records, {}, sort).slice(0, 10).map((id) => byId.get(id) as ServiceRecord)
+  const expected = `[${firstTen.map(toServiceJson).join(',')}]`
+  const raw = new Database(join(dataDir, STORE_FILE))
+  t.teardown(() => { if (raw.open) raw.close() })
+  const text = (page: { json: Uint8Array }): string => Buffer.from(page.json).toString()
+  const kept = (): Array<string | null> => raw.prepare('SELECT service_json FROM services ORDER BY rowid').pluck().all() as Array<string | null>
+
+  // A store from before the column: no texts, no format noted.
+  raw.exec("UPDATE services SET service_json = NULL; DELETE FROM store_meta WHERE key = 'service_json_format'")
+  let store = new SqliteCatalogStore(dataDir)
+  t.notOk(kept().includes(null), 'opening made every text')
+  t.equal(text(await store.listServiceJson({}, sort, { limit: 10, offset: 0 })), expected)
+  await store.close()
+
+  // Texts made by another format (an older build's toService): all remade on open.
+  raw.exec("UPDATE services SET service_json = '{\"old\":true}'; UPDATE store_meta SET value = 'old' WHERE key = 'service_json_format'")
+  store = new SqliteCatalogStore(dataDir)
+  t.notOk(kept().some((text) => text?.includes('"old"')), 'every text remade')
+  t.equal(text(await store.listServiceJson({}, sort, { limit: 10, offset: 0 })), expected)
+
+  // A row another process wrote without its text while this store is open: made at read time.
+  raw.exec(`UPDATE services SET service_json = NULL WHERE id = '${(records[3] as { id: string }).id}'`)
+  t.equal(text(await store.listServiceJson({}, sort, { limit: 10, offset: 0 })), expected)
+  t.equal(text(await store.listServiceJson({}, { field: 'createdAt', order: 'desc' }, { limit: 100, offset: 0 })),
+    JSON.stringify((await store.listServices({}, { field: 'createdAt', order: 'desc' }, { limit: 100, offset: 0 })).items.map(toService)))
+  await store.close()
+})
+
+test('the list thread: another thread\'s writes show at once, and a thread that dies is replaced by the next list', async (t) => {
+  const store = new SqliteCatalogStore(tempDataDir(t), { listThread: true })
+  t.teardown(() => store.close())
+  const records = demoRecords()
+  const sort: ServiceSort = { field: 'createdAt', order: 'desc' }
+  await store.insertServices(records.slice(0, 5))
+  t.equal((await store.listServices({}, sort, { limit: 100, offset: 0 })).total, 5)
+  // Written on this thread, listed on the other: the insert has committed before the list is asked.
+  await store.insertService(records[5] as ServiceRecord)
+  t.same((await store.listServices({}, sort, { limit: 100, offset: 0 })).items.map((r) => r.id).sort(), records.slice(0, 6).map((r) => r.id).sort())
+
+  const asked = store.listServices({}, sort, { limit: 100, offset: 0 })
+  await store.crashListThread()
+  await t.rejects(asked, /list thread exited/, 'a list pending on the dead thread fails')
+  await store.insertService(records[6] as ServiceRecord)
+  t.equal(JSON.parse(Buffer.from((await store.listServiceJson({}, sort, { limit: 100, offset: 0 })).json).toString()).length, 7, 'the next list starts a new thread')
 })

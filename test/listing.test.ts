@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { readSeedFile } from '../src/domain/seed.js'
-import { build, register, validBody } from './helper.js'
+import { API_KEY, build, register, validBody } from './helper.js'
 
 interface ServiceJson {
   id: string
@@ -156,4 +156,21 @@ test('bad and hostile query input is a 4xx naming the parameter', async (t) => {
   }
   const sortBy = await list(app, '?sortBy=popularity')
   t.match(sortBy.body.message, /price, trustScore, name, createdAt/, 'the message lists the allowed values')
+})
+
+test('a list page is byte for byte its services\' detail answers, after writes too', async (t) => {
+  const app = await build(t)
+  const tricky = await register(app, validBody({ name: 'Quote " backslash \\ 天気 😀', description: 'tab-free \u2028 line separator, </script>' }))
+  t.equal(tricky.statusCode, 201)
+  const id = (tricky.json() as { id: string }).id
+  const patched = await app.inject({ method: 'PATCH', url: `/api/services/${id}`, headers: { authorization: `Bearer ${API_KEY}` }, payload: { description: 'Changed "again" ☀ \\ done' } })
+  t.equal(patched.statusCode, 200, patched.body)
+  for (const query of ['?limit=100', '?sortBy=price&limit=7&offset=3', `?maxPricePerRequest=0.01&sortBy=name`]) {
+    const res = await app.inject(`/api/services${query}`)
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    const ids = (res.json() as Array<{ id: string }>).map((s) => s.id)
+    const details = await Promise.all(ids.map(async (id) => (await app.inject(`/api/services/${id}`)).body))
+    t.equal(res.body, `[${details.join(',')}]`, query)
+  }
+  t.match((await list(app, '?limit=100')).items.find((s) => s.id === id), { description: 'Changed "again" ☀ \\ done' }, 'the patch shows in the list')
 })

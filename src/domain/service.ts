@@ -2,6 +2,7 @@
  * The service resource: its public JSON shape (TypeBox, also the OpenAPI schema),
  * the record the store keeps, and the conversion between them.
  */
+import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { findCurrency, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
@@ -106,6 +107,26 @@ export function toService (record: ServiceRecord): Service {
     updatedAt: record.updatedAt
   }
 }
+
+declare const serviceJsonBrand: unique symbol
+/**
+ * A service's public view (toService) as JSON text, byte for byte what the response
+ * serializer writes for it: a list page is these joined, so a store can keep them with its
+ * rows and a list reads one column instead of building and serializing every service.
+ */
+export type ServiceJson = string & { readonly [serviceJsonBrand]: true }
+
+export function toServiceJson (record: ServiceRecord): ServiceJson {
+  return JSON.stringify(toService(record)) as ServiceJson
+}
+
+/**
+ * Raise when toService's own rules change (a price format, say) without the schema changing.
+ * Stores compare SERVICE_JSON_FORMAT with the one their kept texts were made by, and remake
+ * them all when it differs.
+ */
+const SERVICE_JSON_REVISION = 1
+export const SERVICE_JSON_FORMAT = `${SERVICE_JSON_REVISION}.${createHash('sha256').update(JSON.stringify(ServiceSchema)).digest('hex').slice(0, 16)}`
 
 export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome | null): ServiceStatusView {
   return {

@@ -103,7 +103,9 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
 
   app.addHook('onSend', async (request, reply, payload) => {
     const { cacheToken: token, cacheKey: key } = request
-    if (token === undefined || key === undefined || reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('x-cache') === 'hit') return payload
+    // Serialized answers are text; a list page comes from the store as bytes.
+    if (token === undefined || key === undefined || reply.statusCode !== 200 || reply.getHeader('x-cache') === 'hit') return payload
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
     const headers: Record<string, string> = {}
     let size = ENTRY_OVERHEAD + textBytes(key) + textBytes(token)
     for (const name of KEPT_HEADERS) {
@@ -112,7 +114,7 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
       headers[name] = String(value)
       size += textBytes(name) + textBytes(headers[name])
     }
-    const body = Buffer.from(payload)
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload
     size += body.byteLength
     remove(key)
     // An answer larger than the whole budget would only evict everything else.

@@ -1,7 +1,7 @@
 /** /api/services: list, detail, status, registration (with endpoint ownership), owner changes and re-probes. */
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { decideOwnership } from '../domain/ownership.js'
 import { probeTargetOf } from '../domain/probe.js'
@@ -86,9 +86,11 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       void reply.header('x-total-count', found.total)
       return found.hits.map((hit) => hit.service)
     }
-    const result = await app.store.listServices(filter, sort ?? DEFAULT_SORT, page)
-    void reply.header('x-total-count', result.total)
-    return result.items.map(toService)
+    // Each service's JSON as the store keeps it, joined: the bytes the serializer would write.
+    const { json, total } = await app.store.listServiceJson(filter, sort ?? DEFAULT_SORT, page)
+    // (The typed reply accepts only the schema's value; this is the same value, already bytes.)
+    return await (reply as FastifyReply).header('x-total-count', total).type('application/json; charset=utf-8')
+      .send(Buffer.from(json.buffer, json.byteOffset, json.byteLength))
   })
 
   app.get('/api/services/:id', {

@@ -45,6 +45,12 @@ export interface ServicePage {
   total: number
 }
 
+/** A page of services as the API sends it: a JSON array of each one's toServiceJson, UTF-8. */
+export interface ServiceJsonPage {
+  json: Uint8Array<ArrayBuffer>
+  total: number
+}
+
 export interface ApiKeyRecord {
   id: string
   name: string
@@ -123,6 +129,8 @@ export interface CatalogStore {
    * served without sorting every match (an index per combination, or equivalent).
    */
   listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage>
+  /** listServices' page as the bytes GET /api/services sends (a store may keep each service's toServiceJson rather than make it per read). */
+  listServiceJson (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServiceJsonPage>
   /**
    * Every matching service in id order, read in batches of `batchSize` that each resume after
    * the last id seen (not by offset), so a consumer holds one batch at a time (the export

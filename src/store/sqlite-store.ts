@@ -10,12 +10,14 @@ import { DuplicateEndpointError, StoreUnavailableError } from '../errors.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../domain/lifecycle.js'
 import type { PaymentRequirement, ProbeOutcome } from '../domain/probe.js'
-import type { ServiceRecord } from '../domain/service.js'
+import { SERVICE_JSON_FORMAT, toServiceJson, type ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import { payToKey } from '../domain/pay-to.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServicePage } from './catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from './catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../domain/catalog-query.js'
 import { ListIndex, type ListEntry } from './list-index.js'
+import { ListThread } from './list-thread.js'
+import { jsonArrayBytes } from './json-page.js'
 import { releaseGarbage } from '../release-garbage.js'
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
@@ -101,6 +103,10 @@ CREATE TABLE IF NOT EXISTS leases (
   holder TEXT NOT NULL,
   expires_at INTEGER NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS store_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
 CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -114,7 +120,9 @@ CREATE TABLE IF NOT EXISTS api_keys (
 const ADDED_COLUMNS: Array<[string, string]> = [
   ['method', "TEXT NOT NULL DEFAULT 'GET'"],
   ['payment_requirements', 'TEXT'],
-  ['next_probe_at', 'TEXT']
+  ['next_probe_at', 'TEXT'],
+  // toServiceJson of the row, written with it: a list page reads these instead of building them.
+  ['service_json', 'TEXT']
 ]
 
 /** Indexes on added columns: created after the columns exist in old stores. */
@@ -222,6 +230,13 @@ export function nameSortKey (name: string): string {
 
 export const STORE_FILE = 'catalog.sqlite'
 
+export interface SqliteStoreOptions {
+  /** Answer lists on a thread of their own (src/store/list-thread.ts), as the API does; else on the caller's. */
+  listThread?: boolean
+  /** The file is known to be created and migrated (the list thread's connection): skip that. */
+  migrated?: boolean
+}
+
 export class SqliteCatalogStore implements CatalogStore {
   readonly #db: Database.Database
   readonly #insert: Database.Statement
@@ -234,11 +249,13 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
+  readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
   #lists: { index: ListIndex, seq: number } | undefined
+  readonly #listThread: ListThread | undefined
   /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
   readonly #statements = new Map<string, Database.Statement>()
 
-  constructor (dataDir: string) {
+  constructor (dataDir: string, options: SqliteStoreOptions = {}) {
     mkdirSync(dataDir, { recursive: true })
     try {
       this.#db = new Database(join(dataDir, STORE_FILE))
@@ -246,28 +263,25 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#db.pragma('synchronous = FULL')
       this.#db.pragma('busy_timeout = 5000')
       this.#db.pragma('foreign_keys = ON')
-      this.#db.exec(SCHEMA)
-      this.#addMissingColumns()
-      this.#db.exec(LATE_INDEXES)
-      // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
-      this.#db.pragma('optimize = 0x10002')
+      if (options.migrated !== true) this.#migrate()
     } catch (err) {
       throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
     }
+    this.#listThread = options.listThread === true ? new ListThread(dataDir) : undefined
     this.#insert = this.#statement(`
       INSERT INTO services (id, seq, name, name_sort, description, endpoint, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at)
+        tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at, service_json)
       VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @paymentRequirements, @ownerId, @createdAt, @updatedAt)`)
+        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @paymentRequirements, @ownerId, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
         endpoint = @endpoint, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         tx_count = @txCount, total_revenue = @totalRevenue, payment_requirements = @paymentRequirements,
-        owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt
+        owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
@@ -301,12 +315,12 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
       this.#recordProbeNow(serviceId, outcome, decide, nextProbeAt))
     this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
-      // The payment address filter is rare and selective: its own SQL index finds the few ids.
-      const within = filter.payTo === undefined
-        ? undefined
-        : this.#statement(`SELECT id FROM services WHERE ${PAY_TO_KEY_SQL} = ?`).pluck().all(payToKey(filter.payTo)) as string[]
-      const { handles, total } = this.#currentListIndex().query(filter, sort, page, within)
+      const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { items: this.#recordsByRowid(handles), total }
+    })
+    this.#jsonPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServiceJsonPage => {
+      const { handles, total } = this.#queryListIndex(filter, sort, page)
+      return { json: this.#jsonByRowid(handles), total }
     })
     this.#acquireLease = this.#db.transaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
       const current = this.#statement('SELECT holder, expires_at FROM leases WHERE name = ?').get(name) as { holder: string, expires_at: number } | undefined
@@ -334,10 +348,11 @@ export class SqliteCatalogStore implements CatalogStore {
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
     // Search and export read status, trust score and requirements: only their change is a change-feed event.
     const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row[REQUIREMENTS_COLUMN]
+    const after = { ...before, ...update }
     this.#statement(`UPDATE services SET ${visible ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
-      last_checked = ?, payment_requirements = ?, next_probe_at = ? WHERE id = ?`)
-      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, serviceId)
-    return { ...before, ...update }
+      last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
+      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
+    return after
   }
 
   #statement (sql: string): Database.Statement {
@@ -360,6 +375,16 @@ export class SqliteCatalogStore implements CatalogStore {
     return statement
   }
 
+  /** Creates or brings the file's tables, indexes and kept texts up to this build's. */
+  #migrate (): void {
+    this.#db.exec(SCHEMA)
+    this.#addMissingColumns()
+    this.#db.exec(LATE_INDEXES)
+    this.#refreshServiceJson()
+    // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
+    this.#db.pragma('optimize = 0x10002')
+  }
+
   #addMissingColumns (): void {
     const present = new Set((this.#db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name))
     for (const [name, definition] of ADDED_COLUMNS) {
@@ -372,7 +397,8 @@ export class SqliteCatalogStore implements CatalogStore {
       ...record,
       nameSort: nameSortKey(record.name),
       supportedChains: JSON.stringify(record.supportedChains),
-      paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements)
+      paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
+      serviceJson: toServiceJson(record)
     }
   }
 
@@ -459,7 +485,20 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
-    return this.#listPage(filter, sort, page)
+    return this.#listThread !== undefined ? await this.#listThread.list(filter, sort, page) : this.#listPage(filter, sort, page)
+  }
+
+  async listServiceJson (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServiceJsonPage> {
+    return this.#listThread !== undefined ? await this.#listThread.listJson(filter, sort, page) : this.#jsonPage(filter, sort, page)
+  }
+
+  /** The page's rowids and the total, inside the caller's read transaction. */
+  #queryListIndex (filter: CatalogFilter, sort: ServiceSort, page: Page): { handles: number[], total: number } {
+    // The payment address filter is rare and selective: its own SQL index finds the few ids.
+    const within = filter.payTo === undefined
+      ? undefined
+      : this.#statement(`SELECT id FROM services WHERE ${PAY_TO_KEY_SQL} = ?`).pluck().all(payToKey(filter.payTo)) as string[]
+    return this.#currentListIndex().query(filter, sort, page, within)
   }
 
   /**
@@ -493,14 +532,54 @@ export class SqliteCatalogStore implements CatalogStore {
     return index
   }
 
+  /**
+   * The kept service_json of these rows, in the order given, as one JSON array (rows gone
+   * meanwhile are skipped). Read as bytes (CAST AS BLOB): never decoded into strings, they
+   * go to the socket as they are.
+   */
+  #jsonByRowid (rowids: readonly number[]): Buffer<ArrayBuffer> {
+    if (rowids.length === 0) return jsonArrayBytes([])
+    // One parameter a rowid (a statement per page size, prepared once): cheaper than json_each.
+    const rows = this.#rawStatement(`SELECT CAST(service_json AS BLOB), rowid FROM services WHERE rowid IN (${'?,'.repeat(rowids.length - 1)}?)`)
+      .all(...rowids) as Array<[Buffer | null, number]>
+    const byRowid = new Map(rows.map(([json, rowid]) => [rowid, json]))
+    // A row written by an older build, which did not keep the text: made here.
+    const missing = rowids.filter((rowid) => byRowid.get(rowid) === null)
+    if (missing.length > 0) for (const [rowid, values] of this.#valuesByRowid(missing)) byRowid.set(rowid, Buffer.from(toServiceJson(fromValues(values))))
+    return jsonArrayBytes(rowids.flatMap((rowid) => byRowid.get(rowid) ?? []))
+  }
+
+  /**
+   * Makes every row's service_json current: all of them when toServiceJson's format is not
+   * the one they were made by, else the rows without one (a store from before the column).
+   * In batches by rowid, each its own transaction; the format is noted once all are done.
+   */
+  #refreshServiceJson (): void {
+    const made = this.#statement("SELECT value FROM store_meta WHERE key = 'service_json_format'").pluck().get() as string | undefined
+    const only = made === SERVICE_JSON_FORMAT ? 'AND service_json IS NULL' : ''
+    const batch = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid > ? ${only} ORDER BY rowid LIMIT 1000`)
+    const write = this.#statement('UPDATE services SET service_json = ? WHERE rowid = ?')
+    const remake = this.#db.transaction((after: number): number => {
+      const rows = batch.all(after) as Array<[...RecordValues, number]>
+      for (const values of rows) write.run(toServiceJson(fromValues(values)), values[RECORD_VALUES])
+      return rows.length === 0 ? -1 : (rows[rows.length - 1] as [...RecordValues, number])[RECORD_VALUES]
+    })
+    for (let after = remake(0); after !== -1; after = remake(after));
+    this.#statement("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
+  }
+
   /** Services by rowid, in the order given (rowids of rows gone meanwhile are skipped). */
   #recordsByRowid (rowids: readonly number[]): ServiceRecord[] {
     if (rowids.length === 0) return []
+    const byRowid = this.#valuesByRowid(rowids)
+    return rowids.flatMap((rowid) => { const values = byRowid.get(rowid); return values === undefined ? [] : [fromValues(values)] })
+  }
+
+  #valuesByRowid (rowids: readonly number[]): Map<number, [...RecordValues, number]> {
     // The rowid last: the values before it are exactly fromValues' (no copy per row).
     const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify(rowids)) as Array<[...RecordValues, number]>
-    const byRowid = new Map(rows.map((values) => [values[RECORD_VALUES], values]))
-    return rowids.flatMap((rowid) => { const values = byRowid.get(rowid); return values === undefined ? [] : [fromValues(values)] })
+    return new Map(rows.map((values) => [values[RECORD_VALUES], values]))
   }
 
   async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
@@ -608,7 +687,13 @@ export class SqliteCatalogStore implements CatalogStore {
     }
   }
 
+  /** Ends the list thread as a crash would (tests). */
+  async crashListThread (): Promise<void> {
+    await this.#listThread?.crash()
+  }
+
   async close (): Promise<void> {
+    await this.#listThread?.close()
     if (this.#db.open) this.#db.close()
   }
 }

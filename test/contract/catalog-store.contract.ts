@@ -5,7 +5,7 @@
  */
 import type { Test } from 'tap'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
-import type { ServiceRecord } from '../../src/domain/service.js'
+import { toServiceJson, type ServiceRecord } from '../../src/domain/service.js'
 import type { ProbeOutcome } from '../../src/domain/probe.js'
 import { DuplicateEndpointError } from '../../src/errors.js'
 import type { CatalogStore } from '../../src/store/catalog-store.js'
@@ -299,6 +299,35 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
       t.same(await walk(filter, 5), sortedIds(filter), JSON.stringify(filter))
     }
     t.same(await walk({ category: 'no-such-category' }, 5), [])
+  })
+
+  t.test('listServiceJson: the same page as listServices, as the JSON array of each toServiceJson, after every kind of write', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const sorts: ServiceSort[] = [{ field: 'createdAt', order: 'desc' }, { field: 'price', order: 'asc' }, { field: 'name', order: 'asc' }]
+    const same = async (why: string): Promise<void> => {
+      for (const filter of [{}, { status: 'verified' as const }, { maxPriceAtomic: (records[3] as ServiceRecord).priceAtomic }]) {
+        for (const sort of sorts) {
+          for (const page of [{ limit: 100, offset: 0 }, { limit: 4, offset: 3 }, { limit: 5, offset: 10_000 }]) {
+            const listed = await store.listServices(filter, sort, page)
+            const { json, total } = await store.listServiceJson(filter, sort, page)
+            t.same({ text: Buffer.from(json).toString(), total }, { text: `[${listed.items.map(toServiceJson).join(',')}]`, total: listed.total }, `${why}: ${JSON.stringify([filter, sort, page])}`)
+          }
+        }
+      }
+    }
+    await same('as inserted')
+    const [a, b, c] = records as [ServiceRecord, ServiceRecord, ServiceRecord]
+    await store.updateService({ ...a, name: 'Renamed "quoted" \\ サービス', priceAtomic: 1, updatedAt: '2025-03-05T00:00:00.000Z' })
+    await store.recordProbe(b.id, { checkedAt: NOW, httpStatus: 402, x402Version: 2, latencyMs: 3, answered402: true, matched: true, reason: 'matches', accepts: null },
+      () => ({ status: 'verified', uptimeScore: 100, lastChecked: NOW, trustScore: 97, paymentRequirements: null }), null)
+    await store.deleteService(c.id)
+    const json = JSON.parse(Buffer.from((await store.listServiceJson({}, sorts[0] as ServiceSort, { limit: 100, offset: 0 })).json).toString()) as Array<{ id: string }>
+    t.match(json.find((item) => item.id === a.id), { name: 'Renamed "quoted" \\ サービス', pricing: { pricePerRequest: '0.000001' } }, 'an update shows')
+    t.match(json.find((item) => item.id === b.id), { status: 'verified', trustScore: 97 }, 'a probe\'s verdict shows')
+    t.notOk(json.some((item) => item.id === c.id), 'a deleted service is gone')
+    await same('after an update, a probe and a delete')
   })
 
   t.test('listServices filters by payTo: EVM case-insensitively, others exactly', async (t) => {

@@ -18,6 +18,14 @@ test('SqliteCatalogStore', async (t) => {
   })
 })
 
+test('SqliteCatalogStore with its list thread (as the API opens it)', async (t) => {
+  catalogStoreContract(t, async (t) => {
+    const store = new SqliteCatalogStore(tempDataDir(t), { listThread: true })
+    t.teardown(() => store.close())
+    return store
+  })
+})
+
 /** The MONGO_URL with its database replaced by a fresh one. */
 export function freshDatabaseUrl (url: string): { url: string, db: string } {
   const db = `catalog_contract_${randomBytes(6).toString('hex')}`

@@ -15,10 +15,11 @@ import { Long, MongoClient, MongoServerError, type ClientSession, type Collectio
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
-import type { ServiceRecord } from '../../domain/service.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServicePage } from '../catalog-store.js'
+import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import { mergeFeed } from './feed.js'
+import { jsonArrayBytes } from '../json-page.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
   type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
@@ -330,6 +331,12 @@ export class MongoCatalogStore implements CatalogStore {
       this.#services.find(query).sort(serviceSort(sort)).skip(page.offset).limit(page.limit).toArray()
     ])
     return { items: docs.map(fromServiceDocument), total }
+  }
+
+  // Built per read: documents hold records only (keeping the texts too is what the SQLite store does for speed).
+  async listServiceJson (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServiceJsonPage> {
+    const { items, total } = await this.listServices(filter, sort, page)
+    return { json: jsonArrayBytes(items.map((record) => Buffer.from(toServiceJson(record)))), total }
   }
 
   async countServices (): Promise<number> {
