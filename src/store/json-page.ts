@@ -1,20 +1,19 @@
-/** A list page as the bytes the API sends: the items' JSON (UTF-8), joined into one JSON array. */
+/** A list page as the bytes the API sends: the items' JSON, joined into one JSON array, UTF-8. */
 
 /**
- * In a buffer of its own, never a slice of Node's shared pool: the list thread hands it to
- * the API thread by transfer, which detaches the whole underlying memory.
+ * The items encoded once into one buffer of its own, never a slice of Node's shared pool:
+ * the list thread hands it to the API thread by transfer, which detaches the whole
+ * underlying memory.
  */
-export function jsonArrayBytes (items: readonly Uint8Array[]): Buffer<ArrayBuffer> {
+export function jsonArrayBytes (items: readonly string[]): Buffer<ArrayBuffer> {
   let length = items.length === 0 ? 2 : items.length + 1
-  for (const item of items) length += item.byteLength
+  for (const item of items) length += Buffer.byteLength(item)
   const out = Buffer.allocUnsafeSlow(length) as Buffer<ArrayBuffer>
   let at = 0
   out[at++] = 0x5b // [
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out[at++] = 0x2c // ,
-    const item = items[i] as Uint8Array
-    out.set(item, at)
-    at += item.byteLength
+    at += out.write(items[i] as string, at)
   }
   out[at] = 0x5d // ]
   return out

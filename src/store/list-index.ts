@@ -134,6 +134,11 @@ export class ListIndex {
   readonly #ranks = new Map<SortField, { version: number, ranks: Int32Array }>()
   readonly #grouped = new Map<Dimension, { version: number, grouped: Grouped }>()
   #scratch = new Int32Array(0)
+  /**
+   * The gathered matches' ranks, reused like #scratch: an array per query (up to 400 KB at
+   * 100k services) is external memory that V8 frees late, ~24 MB of RSS under a list load.
+   */
+  #ranksScratch = new Int32Array(0)
 
   /**
    * An index of `entries` (ids unique). `orders` may give, per sort field, every entry's
@@ -277,7 +282,8 @@ export class ListIndex {
     const gather = total * (Math.log2(total) + 2)
     if (gather < walk || within !== undefined) {
       const ranks = this.#ranksOf(sort.field)
-      const sorted = new Int32Array(total)
+      if (this.#ranksScratch.length < total) this.#ranksScratch = new Int32Array(Math.max(total, this.#capacity))
+      const sorted = this.#ranksScratch.subarray(0, total)
       for (let i = 0; i < total; i++) sorted[i] = ranks[matches[i] as number] as number
       sorted.sort()
       const handles: number[] = []

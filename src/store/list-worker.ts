@@ -5,7 +5,7 @@ import type { ListReply, ListRequest } from './list-thread.js'
 
 const { dataDir } = workerData as { dataDir: string }
 // The API thread's store opened (and migrated) the file before asking for a list.
-const store = new SqliteCatalogStore(dataDir, { migrated: true })
+const store = new SqliteCatalogStore(dataDir, { migrated: true, pageCacheKib: 1024 })
 const port = parentPort as NonNullable<typeof parentPort>
 
 port.on('message', (request: ListRequest) => {

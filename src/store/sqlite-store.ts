@@ -235,6 +235,8 @@ export interface SqliteStoreOptions {
   listThread?: boolean
   /** The file is known to be created and migrated (the list thread's connection): skip that. */
   migrated?: boolean
+  /** This connection's SQLite page cache, in KiB; SQLite's default (16 MB in better-sqlite3) when absent. */
+  pageCacheKib?: number
 }
 
 export class SqliteCatalogStore implements CatalogStore {
@@ -263,6 +265,7 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#db.pragma('synchronous = FULL')
       this.#db.pragma('busy_timeout = 5000')
       this.#db.pragma('foreign_keys = ON')
+      if (options.pageCacheKib !== undefined) this.#db.pragma(`cache_size = -${Math.floor(options.pageCacheKib)}`)
       if (options.migrated !== true) this.#migrate()
     } catch (err) {
       throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
@@ -532,20 +535,16 @@ export class SqliteCatalogStore implements CatalogStore {
     return index
   }
 
-  /**
-   * The kept service_json of these rows, in the order given, as one JSON array (rows gone
-   * meanwhile are skipped). Read as bytes (CAST AS BLOB): never decoded into strings, they
-   * go to the socket as they are.
-   */
+  /** The kept service_json of these rows, in the order given, as one JSON array (rows gone meanwhile are skipped). */
   #jsonByRowid (rowids: readonly number[]): Buffer<ArrayBuffer> {
     if (rowids.length === 0) return jsonArrayBytes([])
     // One parameter a rowid (a statement per page size, prepared once): cheaper than json_each.
-    const rows = this.#rawStatement(`SELECT CAST(service_json AS BLOB), rowid FROM services WHERE rowid IN (${'?,'.repeat(rowids.length - 1)}?)`)
-      .all(...rowids) as Array<[Buffer | null, number]>
+    const rows = this.#rawStatement(`SELECT service_json, rowid FROM services WHERE rowid IN (${'?,'.repeat(rowids.length - 1)}?)`)
+      .all(...rowids) as Array<[string | null, number]>
     const byRowid = new Map(rows.map(([json, rowid]) => [rowid, json]))
     // A row written by an older build, which did not keep the text: made here.
     const missing = rowids.filter((rowid) => byRowid.get(rowid) === null)
-    if (missing.length > 0) for (const [rowid, values] of this.#valuesByRowid(missing)) byRowid.set(rowid, Buffer.from(toServiceJson(fromValues(values))))
+    if (missing.length > 0) for (const [rowid, values] of this.#valuesByRowid(missing)) byRowid.set(rowid, toServiceJson(fromValues(values)))
     return jsonArrayBytes(rowids.flatMap((rowid) => byRowid.get(rowid) ?? []))
   }
 

@@ -336,7 +336,7 @@ export class MongoCatalogStore implements CatalogStore {
   // Built per read: documents hold records only (keeping the texts too is what the SQLite store does for speed).
   async listServiceJson (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServiceJsonPage> {
     const { items, total } = await this.listServices(filter, sort, page)
-    return { json: jsonArrayBytes(items.map((record) => Buffer.from(toServiceJson(record)))), total }
+    return { json: jsonArrayBytes(items.map(toServiceJson)), total }
   }
 
   async countServices (): Promise<number> {
