@@ -88,9 +88,6 @@ export async function stopChild (child: Child): Promise<void> {
   clearTimeout(timer)
 }
 
-/** The V8 flags `npm start` gives the API (README, Memory): the benchmarks run it the same way. */
-export const API_NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=4']
-
 export async function freePort (): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer()
