@@ -245,3 +245,32 @@ test('the list thread: another thread\'s writes show at once, and a thread that 
   await store.insertService(records[6] as ServiceRecord)
   t.equal(JSON.parse(Buffer.from((await store.listServiceJson({}, sort, { limit: 100, offset: 0 })).json).toString()).length, 7, 'the next list starts a new thread')
 })
+
+test('the list thread lends a page\'s bytes from shared memory: intact until released, and right when every slot is taken', async (t) => {
+  const store = new SqliteCatalogStore(tempDataDir(t), { listThread: true })
+  t.teardown(() => store.close())
+  const records = demoRecords()
+  await store.insertServices(records)
+  const text = (page: { json: Uint8Array }): string => Buffer.from(page.json).toString()
+  const expected = async (sort: ServiceSort, offset: number): Promise<string> =>
+    JSON.stringify((await store.listServices({}, sort, { limit: 5, offset })).items.map(toService))
+
+  const held = await store.listServiceJson({}, { field: 'name', order: 'asc' }, { limit: 10, offset: 0 })
+  const before = text(held)
+  t.type(held.release, 'function', 'a page from shared memory comes with its release')
+  for (let i = 0; i < 150; i++) {
+    const page = await store.listServiceJson({}, { field: 'price', order: 'desc' }, { limit: 5, offset: i % 40 })
+    if (i % 30 === 0) t.equal(text(page), await expected({ field: 'price', order: 'desc' }, i % 40), `list ${i} while the first is held`)
+    page.release?.()
+  }
+  t.equal(text(held), before, 'the held page was not written over')
+  held.release?.()
+
+  // More pages held at once than there are slots: the rest come in the message.
+  const pages = await Promise.all(Array.from({ length: 100 }, async (_, i) => await store.listServiceJson({}, { field: 'trustScore', order: 'desc' }, { limit: 5, offset: i % 50 })))
+  for (const [i, page] of pages.entries()) {
+    if (i % 10 === 0) t.equal(text(page), await expected({ field: 'trustScore', order: 'desc' }, i % 50), `held page ${i}`)
+  }
+  t.ok(pages.some((page) => page.release === undefined), 'some came in the message')
+  for (const page of pages) page.release?.()
+})

@@ -49,6 +49,11 @@ export interface ServicePage {
 export interface ServiceJsonPage {
   json: Uint8Array<ArrayBuffer>
   total: number
+  /**
+   * When present, `json` is lent: it stays valid until this is called, which the caller does
+   * once the bytes are written (or will not be), and must not keep it after.
+   */
+  release?: () => void
 }
 
 export interface ApiKeyRecord {
