@@ -92,9 +92,9 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { json, total, release } = await app.store.listServiceJson(filter, sort ?? DEFAULT_SORT, page)
     // Lent bytes: given back once the response is done with them, sent or not.
     if (release !== undefined) reply.raw.once('close', release)
-    // (The typed reply accepts only the schema's value; this is the same value, already bytes.)
+    // The typed reply accepts only the schema's value (this is that value, already bytes), and
     // Fastify would serialize bytes in shared memory (not an ArrayBuffer) as an object: the
-    // reply's serializer passes them through instead.
+    // reply's serializer passes them through.
     return await (reply as FastifyReply).header('x-total-count', total).type('application/json; charset=utf-8')
       .serializer(passBytes).send(Buffer.from(json.buffer as ArrayBuffer, json.byteOffset, json.byteLength))
   })

@@ -2,8 +2,8 @@
 
 /**
  * The items encoded once into one buffer of its own, never a slice of Node's shared pool:
- * the list thread hands it to the API thread by transfer, which detaches the whole
- * underlying memory.
+ * a page that goes back from the list thread in a message (structured clone) carries its
+ * whole underlying memory.
  */
 export function jsonArrayBytes (items: readonly string[]): Buffer<ArrayBuffer> {
   let length = items.length === 0 ? 2 : items.length + 1

@@ -538,9 +538,7 @@ export class SqliteCatalogStore implements CatalogStore {
   /** The kept service_json of these rows, in the order given, as one JSON array (rows gone meanwhile are skipped). */
   #jsonByRowid (rowids: readonly number[]): Buffer<ArrayBuffer> {
     if (rowids.length === 0) return jsonArrayBytes([])
-    // One parameter a rowid (a statement per page size, prepared once): cheaper than json_each.
-    const rows = this.#rawStatement(`SELECT service_json, rowid FROM services WHERE rowid IN (${'?,'.repeat(rowids.length - 1)}?)`)
-      .all(...rowids) as Array<[string | null, number]>
+    const rows = this.#rowsByRowid('service_json', rowids) as Array<[string | null, number]>
     const byRowid = new Map(rows.map(([json, rowid]) => [rowid, json]))
     // A row written by an older build, which did not keep the text: made here.
     const missing = rowids.filter((rowid) => byRowid.get(rowid) === null)
@@ -576,9 +574,17 @@ export class SqliteCatalogStore implements CatalogStore {
 
   #valuesByRowid (rowids: readonly number[]): Map<number, [...RecordValues, number]> {
     // The rowid last: the values before it are exactly fromValues' (no copy per row).
-    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(rowids)) as Array<[...RecordValues, number]>
+    const rows = this.#rowsByRowid(RECORD_COLUMNS, rowids) as Array<[...RecordValues, number]>
     return new Map(rows.map((values) => [values[RECORD_VALUES], values]))
+  }
+
+  /**
+   * `columns` and then the rowid of the rows with these rowids (a page's: at most 100), as
+   * arrays, in no particular order. One parameter a rowid, a statement per count prepared
+   * once: cheaper than json_each.
+   */
+  #rowsByRowid (columns: string, rowids: readonly number[]): unknown[][] {
+    return this.#rawStatement(`SELECT ${columns}, rowid FROM services WHERE rowid IN (${'?,'.repeat(rowids.length - 1)}?)`).all(...rowids) as unknown[][]
   }
 
   async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
