@@ -76,8 +76,14 @@ async function measure (n: number, rounds: number, seed: number): Promise<{ stre
     records.length = 0
     const port = await freePort()
     const api = startChild(`catalog (${n})`, [join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
-      DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_INDEXER: 'external',
-      CATALOG_RESPONSE_CACHE: '0', CATALOG_PROBE_INTERVAL_S: '0'
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST,
+      CATALOG_SEED: 'none',
+      LOG_LEVEL: 'warn',
+      CATALOG_INDEXER: 'external',
+      CATALOG_RESPONSE_CACHE: '0',
+      CATALOG_PROBE_INTERVAL_S: '0'
     })
     const url = `http://${HOST}:${port}`
     await waitUntil(api, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 120_000)

@@ -50,14 +50,14 @@ test('a failed dictionary load is reported and retried on the next call', async 
   let reads = 0
   const { loadTokenizer: load } = await t.mockImport<typeof import('../src/search/analysis/tokenizer.js')>(
     '../src/search/analysis/tokenizer.js',
-    {
-      'node:fs': {
-        readFile: (_file: string, done: (err: Error | null) => void) => {
-          reads++
-          setImmediate(() => { done(new Error('dictionary missing')) })
-        },
+  {
+    'node:fs': {
+      readFile: (_file: string, done: (err: Error | null) => void) => {
+        reads++
+        setImmediate(() => { done(new Error('dictionary missing')) })
       },
     },
+  }
   )
   await t.rejects(load(), /dictionary missing/)
   const before = reads
@@ -127,7 +127,7 @@ test('particles and auxiliaries are not indexed; inflected words add their dicti
   t.ok(terms.includes('知る'))
   t.same(
     indexed.filter((i) => i.term === '天気' || i.term === '知る'),
-    [{ term: '天気', position: 0 }, { term: '知る', position: 1 }],
+    [{ term: '天気', position: 0 }, { term: '知る', position: 1 }]
   )
 })
 
@@ -174,7 +174,7 @@ test('splitQueryWords does no morphology', async (t) => {
   ])
   t.same(
     splitQueryWords('ＷＥＡＴＨＥＲ, gpt-4o/てんき てんき').map((w) => w.text),
-    ['weather', 'gpt', '4o', 'てんき'],
+    ['weather', 'gpt', '4o', 'てんき']
   )
   t.same(splitQueryWords(' !? '), [])
 })
@@ -186,7 +186,7 @@ test('analyzeIntent keeps what an English request is about', async (t) => {
   })
   t.same(
     analyzeIntent("I'm looking for an OCR service that can read receipts", tokenizer).tokens.map((w) => w.text),
-    ['ocr', 'read', 'receipts'],
+    ['ocr', 'read', 'receipts']
   )
 })
 
@@ -202,7 +202,7 @@ test('analyzeIntent keeps what a Japanese request is about', async (t) => {
 
   t.same(
     analyzeIntent('おすすめの為替レートAPIを使いたい', tokenizer).tokens.map((w) => w.text),
-    ['為替', 'レート'],
+    ['為替', 'レート']
   )
   t.same(analyzeIntent('翻訳用の日本語apiはありますか', tokenizer).tokens.map((w) => w.text), ['翻訳', '日本語'])
 })

@@ -125,7 +125,6 @@ test('redirects: followed and re-checked, at most 3', async (t) => {
   t.match(await open.probe(target(server.origin + '/to-paid')), { matched: true }, 'a redirect to the paid route is followed')
   t.match(await open.probe(target(server.origin + '/hop/0')), { httpStatus: null, reason: 'more than 3 redirects' })
   t.match(await open.probe(target(server.origin + '/to-file')), { reason: /^blocked: file URL/ })
-
 })
 
 test('SSRF guard on: every blocked form refused at connect time, on every hop', async (t) => {

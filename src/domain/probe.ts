@@ -55,4 +55,3 @@ export interface ProbeOutcome {
 export interface EndpointProber {
   probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome>
 }
-

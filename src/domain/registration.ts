@@ -58,6 +58,7 @@ export const INITIAL_MONITORING: MonitoringState = {
 }
 
 // C0 controls other than tab and newline have no business in names or descriptions.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/
 // Bidi embeddings, overrides and isolates reorder what a reader sees (a name can be made
 // to read as another); the implicit marks (U+200E, U+200F, U+061C) are left to RTL text.

@@ -102,6 +102,7 @@ export default fp(async function catalogChanges (app: FastifyInstance, opts: { f
     const [head, version] = await Promise.all([store.latestSeq(), search ? engine.version() : undefined])
     if (version !== undefined) engineVersion = version
     // A follow already under way may have started before `head` committed: follow again.
+    // eslint-disable-next-line no-unmodified-loop-condition -- follow() advances seq
     while (seq < head) await follow()
   }
 

@@ -14,7 +14,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = data.groups
  * looked up, so such entries could never be looked up or matched as one term.
  * Meilisearch, which handles multi-word synonyms itself, still gets them.
  */
-export function loadSynonyms(): Map<string, string[]> {
+export function loadSynonyms (): Map<string, string[]> {
   const isSingleWord = (entry: string): boolean => {
     const words = splitWords(entry)
     return words.length === 1 && words[0] === entry
@@ -23,12 +23,12 @@ export function loadSynonyms(): Map<string, string[]> {
 }
 
 /** The `synonyms` setting for Meilisearch: word → its synonyms, multi-word entries included. */
-export function toMeilisearchSynonyms(): Record<string, string[]> {
+export function toMeilisearchSynonyms (): Record<string, string[]> {
   return Object.fromEntries(relatedTerms(SYNONYM_GROUPS))
 }
 
 // Groups are symmetric, so each term's synonyms are the union of its groups minus itself.
-function relatedTerms(groups: readonly (readonly string[])[]): Map<string, string[]> {
+function relatedTerms (groups: readonly (readonly string[])[]): Map<string, string[]> {
   const related = new Map<string, Set<string>>()
   for (const group of groups) {
     for (const term of group) {

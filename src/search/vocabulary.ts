@@ -114,10 +114,11 @@ export class Vocabulary {
     const first = chars[0] as string
     const found = new Map<string, number>()
     const byLength = this.#byFirstChar.get(first)
+    if (byLength === undefined) return []
     const budget = typoBudget(word)
     const letters = lettersOf(word)
     // A character edit changes the length in UTF-16 units by up to 2 (a surrogate pair).
-    for (let length = word.length - 2 * budget; byLength !== undefined && length <= word.length + 2 * budget; length++) {
+    for (let length = word.length - 2 * budget; length <= word.length + 2 * budget; length++) {
       const bucket = byLength.get(length)
       if (bucket === undefined) continue
       for (let i = 0; i < bucket.terms.length; i++) {

@@ -80,7 +80,7 @@ interface TextUnit {
  * '-' as a noun. Grammatical tokens and tokens without word characters
  * (spaces, punctuation) are left out.
  */
-function contentUnits(text: string, tokenizer: JapaneseTokenizer): TextUnit[] {
+function contentUnits (text: string, tokenizer: JapaneseTokenizer): TextUnit[] {
   const units: TextUnit[] = []
   const foreign = foreignWords(text)
   const inForeign = new Uint8Array(text.length)
@@ -116,12 +116,12 @@ function contentUnits(text: string, tokenizer: JapaneseTokenizer): TextUnit[] {
   return units
 }
 
-function isMeaningful(value: string | undefined): value is string {
+function isMeaningful (value: string | undefined): value is string {
   return value !== undefined && value !== '*' && WHOLE_WORD.test(value)
 }
 
 /** Surface, dictionary form, katakana reading and katakana spelling: the ways a word may be written. */
-function unitForms(unit: TextUnit, first: string): string[] {
+function unitForms (unit: TextUnit, first: string): string[] {
   const forms: (string | undefined)[] = [first, unit.surface]
   const token = unit.token
   if (token) {
@@ -134,11 +134,11 @@ function unitForms(unit: TextUnit, first: string): string[] {
 }
 
 /** Character bigrams of every kanji/katakana run of three or more characters. */
-export function characterBigrams(text: string): string[] {
+export function characterBigrams (text: string): string[] {
   return cjkRunBigrams(text).map((b) => b.text)
 }
 
-function cjkRunBigrams(text: string): { text: string; start: number }[] {
+function cjkRunBigrams (text: string): { text: string; start: number }[] {
   const bigrams: { text: string; start: number }[] = []
   for (const run of cjkRuns(text)) {
     const chars = [...run.text]
@@ -158,7 +158,7 @@ function cjkRunBigrams(text: string): { text: string; start: number }[] {
  * meet), plus character bigrams of long kanji/katakana runs (so 音声認識 is
  * found however kuromoji split リアルタイム音声認識).
  */
-export function analyzeField(text: string, tokenizer: JapaneseTokenizer): IndexedTerm[] {
+export function analyzeField (text: string, tokenizer: JapaneseTokenizer): IndexedTerm[] {
   const normalized = normalizeText(text)
   if (!isJapanese(normalized)) {
     return splitWords(normalized).map((term, position) => ({ term, position }))
@@ -184,7 +184,7 @@ export function analyzeField(text: string, tokenizer: JapaneseTokenizer): Indexe
 
 // A bigram may start inside a token that was not kept; it then belongs to the
 // nearest kept token before it, or to the first position when there is none.
-function nearestPosition(positionAt: (number | undefined)[], offset: number): number {
+function nearestPosition (positionAt: (number | undefined)[], offset: number): number {
   for (let i = offset; i >= 0; i--) {
     const position = positionAt[i]
     if (position !== undefined) return position
@@ -197,7 +197,7 @@ function nearestPosition(positionAt: (number | undefined)[], offset: number): nu
  * typed stays whole (天気予報 is one word); only whitespace and punctuation
  * separate words.
  */
-export function splitQueryWords(q: string): QueryWord[] {
+export function splitQueryWords (q: string): QueryWord[] {
   const seen = new Set<string>()
   const words: QueryWord[] = []
   for (const text of splitWords(normalizeText(q))) {
@@ -214,7 +214,7 @@ export function splitQueryWords(q: string): QueryWord[] {
  * wanted and drops grammar and request phrasing. If nothing would be left,
  * the request words themselves are searched rather than nothing.
  */
-export function analyzeIntent(q: string, tokenizer: JapaneseTokenizer): QueryIntent {
+export function analyzeIntent (q: string, tokenizer: JapaneseTokenizer): QueryIntent {
   const normalized = normalizeText(q)
   const language: QueryLanguage = isJapanese(normalized) ? 'ja' : 'en'
   const content: QueryWord[] = []
@@ -234,14 +234,14 @@ export function analyzeIntent(q: string, tokenizer: JapaneseTokenizer): QueryInt
   return { tokens: uniqueByText(content.length > 0 ? content : fallback), language }
 }
 
-function isWeakToken(token: JapaneseToken): boolean {
+function isWeakToken (token: JapaneseToken): boolean {
   if (WEAK_POS.has(token.pos)) return true
   if (token.pos_detail_1 === '非自立') return true
   if (token.pos === '名詞' && WEAK_NOUN_DETAILS.has(token.pos_detail_1)) return true
   return JAPANESE_FILLERS.has(token.basic_form) || JAPANESE_FILLERS.has(token.surface_form)
 }
 
-function uniqueByText(words: QueryWord[]): QueryWord[] {
+function uniqueByText (words: QueryWord[]): QueryWord[] {
   const seen = new Set<string>()
   return words.filter((w) => (seen.has(w.text) ? false : (seen.add(w.text), true)))
 }

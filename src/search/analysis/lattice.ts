@@ -78,11 +78,11 @@ export interface ViterbiBuilder {
   build: (sentence: string) => unknown
 }
 interface Lattice { append: (node: unknown) => void, appendEos: () => void }
-interface SurrogateAwareString { length: number, slice: (index: number) => string, charAt: (index: number) => string, toString: () => string }
+interface SurrogateAware { length: number, slice: (index: number) => string, charAt: (index: number) => string, toString: () => string }
 
 const ViterbiNode = require('kuromoji/src/viterbi/ViterbiNode.js') as new (name: number, cost: number, start: number, length: number, type: string, left: number, right: number, surface: string) => unknown
 const ViterbiLattice = require('kuromoji/src/viterbi/ViterbiLattice.js') as new () => Lattice
-const SurrogateAwareString = require('kuromoji/src/util/SurrogateAwareString.js') as new (s: string) => SurrogateAwareString
+const SurrogateAwareString = require('kuromoji/src/util/SurrogateAwareString.js') as new (s: string) => SurrogateAware
 
 // doublearray's constants.
 const ROOT_ID = 0
@@ -138,7 +138,7 @@ function buildAsKuromoji (builder: ViterbiBuilder, map: TargetMap, sentenceText:
     const headClass = builder.unknown_dictionary.lookup(headChar.toString())
     if (vocabulary.length === 0 || headClass.is_always_invoke === 1) {
       // kuromoji's key stays a SurrogateAwareString (length in code points) unless grouped.
-      let key: SurrogateAwareString | string = headChar
+      let key: SurrogateAware | string = headChar
       if (headClass.is_grouping === 1 && surrogateAwareTail.length > 1) {
         for (let k = 1; k < surrogateAwareTail.length; k++) {
           const nextChar = surrogateAwareTail.charAt(k)

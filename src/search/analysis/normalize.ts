@@ -28,6 +28,7 @@ export const NON_WORD = /[^\p{L}\p{N}\p{M}]+/u
 const KANA_OFFSET = 0x60
 
 /** Spacing and C0 control characters: kuromoji throws on NUL (its trie's terminal code). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const SPACING = /[\s\u0000-\u001f\u007f]+/gu
 /** A lone UTF-16 surrogate (possible in JSON input): kuromoji cannot encode it and throws. */
 const LONE_SURROGATE = /\p{Cs}/gu
@@ -38,12 +39,12 @@ const LONE_SURROGATE = /\p{Cs}/gu
  * Control characters count as spacing and a lone surrogate becomes U+FFFD, so any
  * client text can be analysed.
  */
-export function normalizeText(s: string): string {
+export function normalizeText (s: string): string {
   return s.replace(LONE_SURROGATE, '\uFFFD').normalize('NFKC').toLowerCase().replace(SPACING, ' ').trim()
 }
 
 /** ひらがな → ヒラガナ; everything else is left as is. */
-export function hiraganaToKatakana(s: string): string {
+export function hiraganaToKatakana (s: string): string {
   return s.replace(HIRAGANA_CHAR, (ch) => String.fromCharCode(ch.charCodeAt(0) + KANA_OFFSET))
 }
 
@@ -54,17 +55,17 @@ const KANA_ONLY = new RegExp(`^[${HIRAGANA_CLASS}${KATAKANA_CLASS}]+$`, 'u')
  * readings are indexed; undefined for words with kanji or other letters,
  * where a half-converted spelling (知リ) would match nothing.
  */
-export function katakanaSpelling(word: string): string | undefined {
+export function katakanaSpelling (word: string): string | undefined {
   return KANA_ONLY.test(word) ? hiraganaToKatakana(word) : undefined
 }
 
 /** True when the text contains hiragana, katakana or CJK ideographs. */
-export function isJapanese(s: string): boolean {
+export function isJapanese (s: string): boolean {
   return JAPANESE_CHAR.test(s)
 }
 
 /** Splits text into words: letter/digit runs, cut where Japanese meets other scripts ("天気api" → 天気, api). */
-export function splitWords(s: string): string[] {
+export function splitWords (s: string): string[] {
   const words: string[] = []
   for (const chunk of s.split(NON_WORD)) {
     for (const piece of chunk.match(SCRIPT_PIECE) ?? []) words.push(piece)
@@ -83,7 +84,7 @@ export interface TextSpan {
  * kuromoji may keep whole or split its own way. Hiragana is left out because
  * it mostly carries grammar rather than meaning.
  */
-export function cjkRuns(s: string): TextSpan[] {
+export function cjkRuns (s: string): TextSpan[] {
   return [...s.matchAll(CJK_RUN)].map((m) => ({ text: m[0], start: m.index }))
 }
 
@@ -92,6 +93,6 @@ export function cjkRuns(s: string): TextSpan[] {
  * would split these at letter/digit boundaries (x402 → x, 402), so they are
  * taken whole instead.
  */
-export function foreignWords(s: string): TextSpan[] {
+export function foreignWords (s: string): TextSpan[] {
   return [...s.matchAll(FOREIGN_WORD)].map((m) => ({ text: m[0], start: m.index }))
 }

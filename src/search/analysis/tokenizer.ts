@@ -25,7 +25,7 @@ interface DictionaryLoaderInstance {
 let pending: Promise<JapaneseTokenizer> | undefined
 
 // Resolved from the installed package so it works whatever the cwd is.
-function dictionaryPath(): string {
+function dictionaryPath (): string {
   return path.join(path.dirname(require.resolve('kuromoji/package.json')), 'dict')
 }
 
@@ -36,7 +36,7 @@ function dictionaryPath(): string {
  * happens to run. Here one output chunk of the size the gzip trailer announces is the
  * result itself (no concatenation, no copy).
  */
-export function inflateDictionary(compressed: Buffer): ArrayBuffer {
+export function inflateDictionary (compressed: Buffer): ArrayBuffer {
   // ISIZE: the uncompressed size modulo 2^32, the last 4 bytes of a gzip member.
   const size = compressed.length >= 4 ? compressed.readUInt32LE(compressed.length - 4) : 0
   const inflated = gunzipSync(compressed, size >= 64 ? { chunkSize: size } : {})
@@ -58,7 +58,7 @@ const PADDED = new Set(['tid.dat.gz', 'tid_pos.dat.gz', 'unk.dat.gz', 'unk_pos.d
 const PADDING_KEPT = 16
 
 /** The buffer without its trailing zero padding (a copy when it shrinks). */
-export function withoutPadding(buffer: ArrayBuffer): ArrayBuffer {
+export function withoutPadding (buffer: ArrayBuffer): ArrayBuffer {
   const bytes = new Uint8Array(buffer)
   let end = bytes.length
   while (end > 0 && bytes[end - 1] === 0) end--
@@ -66,7 +66,7 @@ export function withoutPadding(buffer: ArrayBuffer): ArrayBuffer {
   return kept < bytes.length ? buffer.slice(0, kept) : buffer
 }
 
-function buildTokenizer(dicPath: string, callback: (err: Error | null, tokenizer?: JapaneseTokenizer) => void): void {
+function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenizer?: JapaneseTokenizer) => void): void {
   // kuromoji's TokenizerBuilder is `new Tokenizer(await loader.load())`; the loader's file
   // reading and the target map are replaced (./lattice.ts), the rest is kuromoji's.
   const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dicPath: string) => DictionaryLoaderInstance
@@ -100,7 +100,7 @@ function buildTokenizer(dicPath: string, callback: (err: Error | null, tokenizer
 }
 
 /** Every caller gets the same promise, hence the same tokenizer instance. */
-export function loadTokenizer(): Promise<JapaneseTokenizer> {
+export function loadTokenizer (): Promise<JapaneseTokenizer> {
   pending ??= new Promise<JapaneseTokenizer>((resolve, reject) => {
     buildTokenizer(dictionaryPath(), (err, tokenizer) => {
       if (err !== null) reject(err)

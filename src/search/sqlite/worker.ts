@@ -29,4 +29,3 @@ port.on('message', (request: WorkerRequest) => {
     (err: unknown) => { port.postMessage({ id: request.id, error: String((err as Error).message ?? err) } satisfies WorkerReply) }
   )
 })
-
