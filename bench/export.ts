@@ -17,7 +17,7 @@ import { toBazaarItem } from '../src/domain/bazaar.js'
 import type { ServiceRecord } from '../src/domain/service.js'
 import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
-import { SqliteCatalogStore } from '../src/store/sqlite-store.js'
+import { SqliteCatalogStore } from '../src/store/sqlite/store.js'
 import { generateServices } from './generate.js'
 import { children, freePort, HOST, intOption, log, machine, median, startChild, stopChild, table, waitUntil } from './support.js'
 

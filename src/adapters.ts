@@ -5,9 +5,9 @@
  */
 import type { Config } from './config.js'
 import type { SearchEngine } from './search/search-engine.js'
-import { SqliteSearchEngine } from './search/sqlite-engine.js'
+import { SqliteSearchEngine } from './search/sqlite/engine.js'
 import type { CatalogStore } from './store/catalog-store.js'
-import { SqliteCatalogStore } from './store/sqlite-store.js'
+import { SqliteCatalogStore } from './store/sqlite/store.js'
 
 // The MongoDB and Meilisearch adapters are imported only when configured: their drivers
 // cost ~25 MB of RSS in every process that never talks to them.

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'tap'
 import { MongoClient } from 'mongodb'
 import { MongoCatalogStore } from '../../src/store/mongodb/mongo-store.js'
-import { SqliteCatalogStore } from '../../src/store/sqlite-store.js'
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
 import { tempDataDir } from '../helper.js'
 import { catalogStoreContract } from './catalog-store.contract.js'
 

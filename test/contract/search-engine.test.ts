@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'tap'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { MeilisearchEngine } from '../../src/search/meilisearch/meili-engine.js'
-import { SqliteSearchEngine } from '../../src/search/sqlite-engine.js'
+import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
 import { tempDataDir } from '../helper.js'
 import { searchEngineContract } from './search-engine.contract.js'
 

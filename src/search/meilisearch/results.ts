@@ -6,9 +6,9 @@
  */
 import type { QueryWord } from '../analysis/analyzer.js'
 import { isJapanese, normalizeText } from '../analysis/normalize.js'
-import { EXACTNESS } from '../query-plan.js'
+import { EXACTNESS } from '../sqlite/query-plan.js'
 import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchAttribute, type SearchHit } from '../search-engine.js'
-import { typosBetween } from '../typo.js'
+import { typosBetween } from '../sqlite/typo.js'
 import { katakanaToHiragana, queryForm, TEXT_FIELDS } from './documents.js'
 
 export interface MatchPosition {

@@ -1,5 +1,5 @@
 /** What a ranked document shows: its score and how each query word met it (page only). */
-import { EXACTNESS, type PlannedWord } from '../query-plan.js'
+import { EXACTNESS, type PlannedWord } from './query-plan.js'
 import { SEARCH_ATTRIBUTES, type MatchedToken, type SearchHit } from '../search-engine.js'
 import { DESCRIPTION_BIT, slotOf, type MemoryIndex } from './memory-index.js'
 import { MAX_DISTANCE, MAX_QUERY_WORDS, type RankedDoc } from './ranking.js'

@@ -8,7 +8,7 @@
  * from SQLite in the background and swaps it in (compaction), so postings stay append-only
  * and sorted by slot without ever being rewritten in place.
  */
-import { Vocabulary } from '../vocabulary.js'
+import { Vocabulary } from './vocabulary.js'
 import { BIGRAM, type EncodedTerms } from './terms.js'
 
 /** Packed posting entry: slot << 10 | attribute << 9 | position (511: none). */

@@ -12,8 +12,8 @@
  * anyway); buckets after the one that completes the page are dropped unranked, and the
  * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
  */
-import { popcount } from '../bits.js'
-import { EXACTNESS, type PlannedWord } from '../query-plan.js'
+import { popcount } from './bits.js'
+import { EXACTNESS, type PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'

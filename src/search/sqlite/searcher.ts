@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type Database from 'better-sqlite3'
 import { loadSynonyms } from '../synonyms.js'
-import { planQuery } from '../query-plan.js'
+import { planQuery } from './query-plan.js'
 import type { SearchQuery, SearchResult } from '../search-engine.js'
 import { hitOf } from './hits.js'
 import { MemoryIndex } from './memory-index.js'

@@ -1,0 +1,135 @@
+/**
+ * Expands analyzed query words into the index terms that may match them, with how
+ * each would match: exact forms and readings, synonyms, the last word as a prefix,
+ * typo candidates from the index vocabulary. A Japanese word the index does not hold
+ * whole (天気予報, てんきよほう) is segmented into the longest terms it does hold.
+ */
+import type { QueryWord } from '../analysis/analyzer.js'
+import { isJapanese, katakanaSpelling } from '../analysis/normalize.js'
+import type { MatchKind } from '../search-engine.js'
+import type { Vocabulary } from './vocabulary.js'
+
+export interface TermCandidate {
+  term: string
+  kind: MatchKind
+  typos: number
+}
+
+export interface PlannedWord {
+  text: string
+  candidates: TermCandidate[]
+}
+
+/** Exactness rank of a match: exact spellings first, then expansions, then typos. */
+export const EXACTNESS: Record<MatchKind, number> = { exact: 0, reading: 0, synonym: 1, bigram: 1, prefix: 1, typo: 2 }
+
+const HAN = /\p{Script=Han}/u
+
+function inIndex (text: string, vocabulary: Vocabulary): boolean {
+  return vocabulary.has(text) || vocabulary.has(katakanaSpelling(text) ?? text)
+}
+
+/**
+ * Splits a Japanese word into the longest vocabulary words, left to right, skipping
+ * characters no word covers (particles, unknown names: 東京の天気 → 天気). The vocabulary
+ * holds words only, not bigrams, so the pieces are real words.
+ */
+export function segment (word: string, vocabulary: Vocabulary): string[] {
+  const chars = [...word]
+  const parts: string[] = []
+  let i = 0
+  while (i < chars.length) {
+    let found = 0
+    for (let j = chars.length; j > i; j--) {
+      const piece = chars.slice(i, j).join('')
+      // A lone kana is grammar more often than a word; a lone kanji (株, 駅) is a word.
+      if (j - i === 1 && !HAN.test(piece)) break
+      if (inIndex(piece, vocabulary)) { found = j; break }
+    }
+    if (found === 0) { i++; continue }
+    parts.push(chars.slice(i, found).join(''))
+    i = found
+  }
+  return parts
+}
+
+function wordFor (text: string): QueryWord {
+  return { text, forms: [...new Set([text, katakanaSpelling(text) ?? text])] }
+}
+
+/**
+ * Joins neighbouring Japanese words when the index or the synonym list knows the
+ * compound: kuromoji splits スクリーンショット into スクリーン + ショット.
+ */
+function joinCompounds (words: readonly QueryWord[], known: (text: string) => boolean): QueryWord[] {
+  const out: QueryWord[] = []
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as QueryWord
+    let joined: QueryWord | undefined
+    let end = i
+    for (let j = i + 1; j < words.length && isJapanese((words[j] as QueryWord).text); j++) {
+      const text = words.slice(i, j + 1).map((w) => w.text).join('')
+      if (known(text)) { joined = wordFor(text); end = j }
+    }
+    if (joined !== undefined && isJapanese(word.text)) {
+      out.push(joined)
+      i = end
+    } else {
+      out.push(word)
+    }
+  }
+  return out
+}
+
+export interface PlanOptions {
+  /** Match the last word as a prefix too (search-as-you-type). */
+  prefixLastWord: boolean
+}
+
+export function planQuery (
+  words: readonly QueryWord[],
+  vocabulary: Vocabulary,
+  synonyms: ReadonlyMap<string, readonly string[]>,
+  options: PlanOptions = { prefixLastWord: true }
+): PlannedWord[] {
+  // Known to the index itself, or through a synonym (スクショ → screenshot).
+  const known = (text: string): boolean =>
+    [text, katakanaSpelling(text) ?? text].some((form) => vocabulary.has(form) || (synonyms.get(form) ?? []).some((s) => vocabulary.has(s)))
+  const expanded: Array<QueryWord & { wholeSynonyms?: readonly string[] }> = []
+  for (const word of joinCompounds(words, known)) {
+    const indexed = word.forms.some((form) => vocabulary.has(form))
+    const parts = !indexed && isJapanese(word.text) ? segment(word.text, vocabulary) : []
+    if (parts.length === 0 || (parts.length === 1 && parts[0] === word.text)) {
+      expanded.push(word)
+      continue
+    }
+    // 音声認識 → 音声 + 認識; each part also accepts the synonyms of the whole word
+    // (transcription), so both spellings of the idea still match.
+    const wholeSynonyms = word.forms.flatMap((form) => synonyms.get(form) ?? [])
+    for (const part of parts) expanded.push({ ...wordFor(part), wholeSynonyms })
+  }
+
+  return expanded.map((word, index) => {
+    const candidates = new Map<string, TermCandidate>()
+    const add = (term: string, kind: MatchKind, typos = 0): void => {
+      const existing = candidates.get(term)
+      if (existing === undefined || EXACTNESS[kind] + typos < EXACTNESS[existing.kind] + existing.typos) candidates.set(term, { term, kind, typos })
+    }
+    // Exact forms go in even when the in-memory vocabulary has not seen them yet, so a
+    // just-indexed service is found at once.
+    // Readings let a kana query meet kanji text; a kanji query matching by reading would
+    // only find homophones (撮る → トリ → 取り).
+    const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
+    forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'reading') })
+    for (const form of forms) {
+      for (const synonym of synonyms.get(form) ?? []) add(synonym, 'synonym')
+    }
+    for (const synonym of word.wholeSynonyms ?? []) add(synonym, 'synonym')
+    // One kana or letter prefixes too much to mean anything; one kanji (株) does not.
+    if (options.prefixLastWord && index === expanded.length - 1 && ([...word.text].length > 1 || HAN.test(word.text))) {
+      for (const term of vocabulary.prefixed(word.text)) add(term, 'prefix')
+    }
+    for (const { term, typos } of vocabulary.withTypos(word.text)) add(term, 'typo', typos)
+    return { text: word.text, candidates: [...candidates.values()] }
+  })
+}

@@ -1,0 +1,508 @@
+/**
+ * The services' filter and sort keys in memory, for listing: a page of "price ≤ x sorted by
+ * trust, offset 5,000" and its exact total cost microseconds, where SQL walked tens of
+ * thousands of index entries and counted every match (docs/benchmarks.md has the figures).
+ *
+ * It holds no service data beyond the keys: a query answers the page's row handles (the
+ * adapter's row ids) in order and the exact total; the adapter reads those rows. The adapter
+ * keeps it in step with the store through the change feed (src/store/sqlite-store.ts).
+ *
+ * Layout: one slot per service with its keys in typed arrays; per sort field, the slots in
+ * ascending (key, id) order; per filter dimension, how many services hold each value. What
+ * a query may need beyond that (the slots of one category, each slot's place in an order) is
+ * derived on first use after a change and kept until the next one.
+ *
+ * Strings order by code point (compareText): what SQLite's BINARY collation and MongoDB
+ * compare (UTF-8 bytes). Ties break by id, in the sort's direction.
+ */
+import type { Page, ServiceFilter, ServiceSort, SortField } from '../../domain/catalog-query.js'
+
+export interface ListEntry {
+  id: string
+  /** The adapter's handle to read the row back with (SQLite: its rowid). */
+  handle: number
+  category: string
+  status: string
+  priceAtomic: number
+  trustScore: number
+  /** nameSortKey of the name. */
+  nameSort: string
+  createdAt: string
+  chains: readonly string[]
+}
+
+export interface ListResult {
+  /** Handles of the page's rows, in the page's order. */
+  handles: number[]
+  /** Exact number of matches. */
+  total: number
+}
+
+/** Code-point order of two strings: UTF-16 order, except that surrogate pairs (U+10000 and up) sort above U+E000–U+FFFF. */
+export function compareText (a: string, b: string): number {
+  if (a === b) return 0
+  const n = a.length < b.length ? a.length : b.length
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) {
+        x = x >= 0xe000 ? x - 0x800 : x + 0x2000
+        y = y >= 0xe000 ? y - 0x800 : y + 0x2000
+      }
+      return x - y
+    }
+  }
+  return a.length - b.length
+}
+
+/**
+ * A creation time as a number that orders like its text: milliseconds when the text is
+ * what toISOString writes (fixed width, so text order is time order), NaN otherwise.
+ */
+function timeKey (text: string): number {
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN
+}
+
+const FIELDS: readonly SortField[] = ['price', 'trustScore', 'name', 'createdAt']
+/** The orders a price bound is walked along (in the price order it is a cut instead). */
+const WALKED: readonly SortField[] = ['trustScore', 'name', 'createdAt']
+const DIMENSIONS = ['category', 'status', 'chain'] as const
+type Dimension = typeof DIMENSIONS[number]
+/** Chains with codes below this live in a per-slot bit mask; any others in a map. */
+const MASK_BITS = 32
+
+/** Strings to small integer codes, per dimension, with how many live slots hold each. */
+class Codes {
+  readonly #codes = new Map<string, number>()
+  readonly counts: number[] = []
+
+  code (value: string): number {
+    let code = this.#codes.get(value)
+    if (code === undefined) {
+      code = this.#codes.size
+      this.#codes.set(value, code)
+      this.counts.push(0)
+    }
+    return code
+  }
+
+  find (value: string): number | undefined { return this.#codes.get(value) }
+
+  change (code: number, delta: number): void {
+    this.counts[code] = (this.counts[code] as number) + delta
+  }
+}
+
+/** The slots holding each code of one dimension, grouped by code: slots[starts[c] … starts[c + 1]). */
+interface Grouped { starts: Int32Array, slots: Int32Array }
+
+/** One query's filter as codes; -1 means "any". */
+interface Compiled { category: number, status: number, chain: number, maxPrice: number }
+
+export class ListIndex {
+  #capacity = 0
+  /** Live slots. */
+  #size = 0
+  /** Highest slot ever used + 1. */
+  #end = 0
+  readonly #free: number[] = []
+  readonly #slotOf = new Map<string, number>()
+  readonly #ids: string[] = []
+  readonly #names: string[] = []
+  /** Creation times that timeKey cannot hold, as text. */
+  readonly #oddTimes = new Map<number, string>()
+  #handle = new Float64Array(0)
+  #price = new Float64Array(0)
+  #trust = new Float64Array(0)
+  #time = new Float64Array(0)
+  #category = new Int32Array(0)
+  #status = new Int32Array(0)
+  #chainMask = new Uint32Array(0)
+  readonly #chainExtra = new Map<number, number[]>()
+  /** Per sort field: the live slots in ascending (key, id) order, in [0, size). */
+  readonly #orders = new Map<SortField, Int32Array>(FIELDS.map((field) => [field, new Int32Array(0)]))
+  /**
+   * Per order but the price order, each entry's price: a walk for "price ≤ x" then reads
+   * memory in sequence instead of jumping to each slot's price (a cache miss apiece).
+   */
+  readonly #orderPrices = new Map<SortField, Float64Array>(WALKED.map((field) => [field, new Float64Array(0)]))
+  readonly #codes: Record<Dimension, Codes> = { category: new Codes(), status: new Codes(), chain: new Codes() }
+  /** Bumped by every change; derived structures remember the version they were built at. */
+  #version = 0
+  readonly #ranks = new Map<SortField, { version: number, ranks: Int32Array }>()
+  readonly #grouped = new Map<Dimension, { version: number, grouped: Grouped }>()
+  #scratch = new Int32Array(0)
+  /**
+   * The gathered matches' ranks, reused like #scratch: an array per query (up to 400 KB at
+   * 100k services) is external memory that V8 frees late, ~24 MB of RSS under a list load.
+   */
+  #ranksScratch = new Int32Array(0)
+
+  /**
+   * An index of `entries` (ids unique). `orders` may give, per sort field, every entry's
+   * handle in that field's order (an adapter reads them off its own indexes, cheaper than
+   * sorting here); the fields not given are sorted here.
+   */
+  constructor (entries: Iterable<ListEntry> = [], orders: Partial<Record<SortField, Iterable<number>>> = {}) {
+    for (const entry of entries) {
+      if (this.#size === this.#capacity) this.#resize(Math.max(1024, this.#capacity * 2))
+      this.#place(entry)
+    }
+    // Room for the registrations to come, not for as many again as were loaded.
+    this.#resize(this.#size + 1024)
+    let slotOfHandle: Map<number, number> | undefined
+    for (const field of FIELDS) {
+      const order = this.#orderArray(field)
+      const given = orders[field]
+      if (given === undefined) {
+        for (let i = 0; i < this.#size; i++) order[i] = i
+        order.subarray(0, this.#size).sort(this.#comparator(field))
+        continue
+      }
+      slotOfHandle ??= new Map(Array.from({ length: this.#size }, (_, slot) => [this.#handle[slot] as number, slot]))
+      let i = 0
+      for (const handle of given) {
+        const slot = slotOfHandle.get(handle)
+        if (slot === undefined || i >= this.#size) throw new Error(`list index: the ${field} order names handle ${handle}, which is not an entry`)
+        order[i++] = slot
+      }
+      if (i !== this.#size) throw new Error(`list index: the ${field} order has ${i} handles for ${this.#size} entries`)
+    }
+    for (const field of WALKED) {
+      const order = this.#orderArray(field)
+      const prices = this.#orderPrices.get(field) as Float64Array
+      for (let i = 0; i < this.#size; i++) prices[i] = this.#price[order[i] as number] as number
+    }
+  }
+
+  get size (): number { return this.#size }
+
+  /** Adds a service or replaces the one with the same id. */
+  upsert (entry: ListEntry): void {
+    this.remove(entry.id)
+    if (this.#size === this.#capacity) this.#resize(this.#capacity * 2)
+    const slot = this.#place(entry)
+    for (const field of FIELDS) {
+      const order = this.#orderArray(field)
+      const at = this.#position(field, slot, this.#size - 1)
+      order.copyWithin(at + 1, at, this.#size - 1)
+      order[at] = slot
+      const prices = this.#orderPrices.get(field)
+      if (prices === undefined) continue
+      prices.copyWithin(at + 1, at, this.#size - 1)
+      prices[at] = entry.priceAtomic
+    }
+  }
+
+  /** Removes a service; false when no service has that id. */
+  remove (id: string): boolean {
+    const slot = this.#slotOf.get(id)
+    if (slot === undefined) return false
+    for (const field of FIELDS) {
+      const order = this.#orderArray(field)
+      let at = this.#position(field, slot, this.#size)
+      // Found by its keys; should an order handed in disagree with them, by a scan instead.
+      if (order[at] !== slot) at = order.subarray(0, this.#size).indexOf(slot)
+      order.copyWithin(at, at + 1, this.#size)
+      this.#orderPrices.get(field)?.copyWithin(at, at + 1, this.#size)
+    }
+    this.#codes.category.change(this.#category[slot] as number, -1)
+    this.#codes.status.change(this.#status[slot] as number, -1)
+    for (const code of this.#chainCodes(slot)) this.#codes.chain.change(code, -1)
+    this.#chainMask[slot] = 0
+    this.#chainExtra.delete(slot)
+    this.#oddTimes.delete(slot)
+    this.#slotOf.delete(id)
+    this.#ids[slot] = ''
+    this.#names[slot] = ''
+    this.#free.push(slot)
+    this.#size--
+    this.#version++
+    return true
+  }
+
+  /**
+   * The page's handles in order, and the exact number of matches. `within`, when given,
+   * restricts the matches to these ids (a filter the adapter resolves with its own index).
+   */
+  query (filter: ServiceFilter, sort: ServiceSort, page: Page, within?: readonly string[]): ListResult {
+    const compiled = this.#compile(filter)
+    if (compiled === null) return { handles: [], total: 0 }
+    const order = this.#orderArray(sort.field)
+    const byPrice = compiled.maxPrice !== Infinity
+    const priceRank = byPrice ? this.#priceRank(compiled.maxPrice) : this.#size
+    const equalities = DIMENSIONS.filter((dimension) => compiled[dimension] >= 0)
+    const predicates = equalities.length + (byPrice ? 1 : 0) + (within === undefined ? 0 : 1)
+    const { offset, limit } = page
+    const ascending = sort.order === 'asc'
+
+    if (predicates === 0 || (predicates === 1 && byPrice && sort.field === 'price')) {
+      // The order itself (the price order cut at the bound) is the answer: nothing to walk.
+      const total = priceRank
+      const handles: number[] = []
+      for (let i = offset; i < Math.min(total, offset + limit); i++) handles.push(this.#handle[order[ascending ? i : total - 1 - i] as number] as number)
+      return { handles, total }
+    }
+
+    // The smallest set that holds every match: the given ids, the cheap end of the price
+    // order, or the slots of one filter value.
+    let candidates: Int32Array
+    if (within !== undefined) {
+      candidates = new Int32Array(within.flatMap((id) => this.#slotOf.get(id) ?? []))
+    } else {
+      let smallest = byPrice ? priceRank : Infinity
+      let dimension: Dimension | undefined
+      for (const candidate of equalities) {
+        const count = this.#codes[candidate].counts[compiled[candidate]] as number
+        if (count < smallest) { smallest = count; dimension = candidate }
+      }
+      candidates = dimension === undefined ? this.#orderArray('price').subarray(0, priceRank) : this.#slotsOf(dimension, compiled[dimension])
+    }
+
+    // The candidates all match when they come from the only predicate; otherwise count them.
+    let matches = candidates
+    if (predicates > 1) {
+      if (this.#scratch.length < candidates.length) this.#scratch = new Int32Array(Math.max(candidates.length, this.#capacity))
+      let n = 0
+      for (let i = 0; i < candidates.length; i++) {
+        const slot = candidates[i] as number
+        if (this.#matches(slot, compiled)) this.#scratch[n++] = slot
+      }
+      matches = this.#scratch.subarray(0, n)
+    }
+    const total = matches.length
+    if (offset >= total) return { handles: [], total }
+    const wanted = Math.min(limit, total - offset)
+
+    // Walk the sort order until the page is full, or sort the matches by their place in
+    // it: whichever touches fewer entries.
+    const walk = ((offset + wanted) * this.#size) / total
+    const gather = total * (Math.log2(total) + 2)
+    if (gather < walk || within !== undefined) {
+      const ranks = this.#ranksOf(sort.field)
+      if (this.#ranksScratch.length < total) this.#ranksScratch = new Int32Array(Math.max(total, this.#capacity))
+      const sorted = this.#ranksScratch.subarray(0, total)
+      for (let i = 0; i < total; i++) sorted[i] = ranks[matches[i] as number] as number
+      sorted.sort()
+      const handles: number[] = []
+      for (let i = offset; i < offset + wanted; i++) handles.push(this.#handle[order[sorted[ascending ? i : total - 1 - i] as number] as number] as number)
+      return { handles, total }
+    }
+    const prices = this.#orderPrices.get(sort.field)
+    const slots = predicates === 1 && byPrice && prices !== undefined
+      ? this.#walkPrice(order, prices, ascending, compiled.maxPrice, offset, wanted)
+      : this.#walk(order, ascending, compiled, offset, wanted)
+    return { handles: slots.map((slot) => this.#handle[slot] as number), total }
+  }
+
+  /** The page's slots: the order walked in the sort's direction, skipping non-matches. */
+  #walk (order: Int32Array, ascending: boolean, compiled: Compiled, offset: number, wanted: number): number[] {
+    const page: number[] = []
+    let seen = 0
+    for (let i = 0; i < this.#size && page.length < wanted; i++) {
+      const slot = order[ascending ? i : this.#size - 1 - i] as number
+      if (this.#matches(slot, compiled) && seen++ >= offset) page.push(slot)
+    }
+    return page
+  }
+
+  /** #walk for the commonest list, a price bound alone, on the order's own copy of the prices. */
+  #walkPrice (order: Int32Array, prices: Float64Array, ascending: boolean, maxPrice: number, offset: number, wanted: number): number[] {
+    // Skip `offset` matches, then take `wanted`: two tight loops per direction.
+    const size = this.#size
+    const page: number[] = []
+    let skip = offset
+    if (ascending) {
+      let i = 0
+      for (; i < size && skip > 0; i++) if ((prices[i] as number) <= maxPrice) skip--
+      for (; i < size && page.length < wanted; i++) if ((prices[i] as number) <= maxPrice) page.push(order[i] as number)
+    } else {
+      let i = size - 1
+      for (; i >= 0 && skip > 0; i--) if ((prices[i] as number) <= maxPrice) skip--
+      for (; i >= 0 && page.length < wanted; i--) if ((prices[i] as number) <= maxPrice) page.push(order[i] as number)
+    }
+    return page
+  }
+
+  #compile (filter: ServiceFilter): Compiled | null {
+    const code = (dimension: Dimension, value: string | undefined): number | null => {
+      if (value === undefined) return -1
+      // A value no service holds matches nothing.
+      const found = this.#codes[dimension].find(value)
+      return found === undefined || this.#codes[dimension].counts[found] === 0 ? null : found
+    }
+    const category = code('category', filter.category)
+    const status = code('status', filter.status)
+    const chain = code('chain', filter.chain)
+    if (category === null || status === null || chain === null) return null
+    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity }
+  }
+
+  #matches (slot: number, f: Compiled): boolean {
+    return (this.#price[slot] as number) <= f.maxPrice &&
+      (f.category < 0 || this.#category[slot] === f.category) &&
+      (f.status < 0 || this.#status[slot] === f.status) &&
+      (f.chain < 0 || this.#hasChain(slot, f.chain))
+  }
+
+  #hasChain (slot: number, code: number): boolean {
+    if (code < MASK_BITS) return (((this.#chainMask[slot] as number) >>> code) & 1) === 1
+    return this.#chainExtra.get(slot)?.includes(code) ?? false
+  }
+
+  #chainCodes (slot: number): number[] {
+    const codes: number[] = []
+    const mask = this.#chainMask[slot] as number
+    for (let code = 0; code < MASK_BITS; code++) if (((mask >>> code) & 1) === 1) codes.push(code)
+    return [...codes, ...(this.#chainExtra.get(slot) ?? [])]
+  }
+
+  /** How many services cost at most `maxPrice`: where it would go in the price order. */
+  #priceRank (maxPrice: number): number {
+    const order = this.#orderArray('price')
+    let low = 0
+    let high = this.#size
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((this.#price[order[mid] as number] as number) <= maxPrice) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+
+  /** Where `slot` sits (or would go) among the first `length` entries of the field's order. */
+  #position (field: SortField, slot: number, length: number): number {
+    const order = this.#orderArray(field)
+    const compare = this.#comparator(field)
+    let low = 0
+    let high = length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (compare(order[mid] as number, slot) < 0) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+
+  #comparator (field: SortField): (a: number, b: number) => number {
+    const ids = this.#ids
+    const byId = (a: number, b: number): number => compareText(ids[a] as string, ids[b] as string)
+    const numeric = (keys: Float64Array) => (a: number, b: number): number => ((keys[a] as number) - (keys[b] as number)) || byId(a, b)
+    switch (field) {
+      case 'price': return numeric(this.#price)
+      case 'trustScore': return numeric(this.#trust)
+      case 'name': { const names = this.#names; return (a, b) => compareText(names[a] as string, names[b] as string) || byId(a, b) }
+      case 'createdAt': {
+        const times = this.#time
+        const text = (slot: number): string => this.#oddTimes.get(slot) ?? new Date(times[slot] as number).toISOString()
+        return (a, b) => {
+          const x = times[a] as number
+          const y = times[b] as number
+          return (Number.isNaN(x) || Number.isNaN(y) ? compareText(text(a), text(b)) : x - y) || byId(a, b)
+        }
+      }
+    }
+  }
+
+  /** Each slot's place in the field's order. */
+  #ranksOf (field: SortField): Int32Array {
+    const cached = this.#ranks.get(field)
+    if (cached !== undefined && cached.version === this.#version) return cached.ranks
+    const ranks = cached !== undefined && cached.ranks.length >= this.#end ? cached.ranks : new Int32Array(this.#capacity)
+    const order = this.#orderArray(field)
+    for (let i = 0; i < this.#size; i++) ranks[order[i] as number] = i
+    this.#ranks.set(field, { version: this.#version, ranks })
+    return ranks
+  }
+
+  /** The live slots holding one value of a dimension. */
+  #slotsOf (dimension: Dimension, code: number): Int32Array {
+    let cached = this.#grouped.get(dimension)
+    if (cached === undefined || cached.version !== this.#version) {
+      cached = { version: this.#version, grouped: this.#group(dimension) }
+      this.#grouped.set(dimension, cached)
+    }
+    const { starts, slots } = cached.grouped
+    return slots.subarray(starts[code] as number, starts[code + 1] as number)
+  }
+
+  /** Every live slot grouped by its code in one dimension (a counting sort). */
+  #group (dimension: Dimension): Grouped {
+    const counts = this.#codes[dimension].counts
+    const starts = new Int32Array(counts.length + 1)
+    for (let code = 0; code < counts.length; code++) starts[code + 1] = (starts[code] as number) + (counts[code] as number)
+    const next = starts.slice(0, counts.length)
+    const slots = new Int32Array(starts[counts.length] as number)
+    const put = (code: number, slot: number): void => {
+      const at = next[code] as number
+      next[code] = at + 1
+      slots[at] = slot
+    }
+    const column = dimension === 'category' ? this.#category : dimension === 'status' ? this.#status : undefined
+    for (let slot = 0; slot < this.#end; slot++) {
+      if (this.#ids[slot] === '') continue
+      if (column !== undefined) put(column[slot] as number, slot)
+      else for (const code of this.#chainCodes(slot)) put(code, slot)
+    }
+    return { starts, slots }
+  }
+
+  #orderArray (field: SortField): Int32Array {
+    return this.#orders.get(field) as Int32Array
+  }
+
+  /** Stores an entry's keys in a free slot (not yet in the orders). */
+  #place (entry: ListEntry): number {
+    if (this.#slotOf.has(entry.id)) throw new Error(`list index: ${entry.id} is already an entry`)
+    const slot = this.#free.pop() ?? this.#end++
+    this.#slotOf.set(entry.id, slot)
+    this.#ids[slot] = entry.id
+    this.#names[slot] = entry.nameSort
+    this.#handle[slot] = entry.handle
+    this.#price[slot] = entry.priceAtomic
+    this.#trust[slot] = entry.trustScore
+    const time = timeKey(entry.createdAt)
+    this.#time[slot] = time
+    if (Number.isNaN(time)) this.#oddTimes.set(slot, entry.createdAt)
+    const count = (dimension: Dimension, value: string): number => {
+      const code = this.#codes[dimension].code(value)
+      this.#codes[dimension].change(code, 1)
+      return code
+    }
+    this.#category[slot] = count('category', entry.category)
+    this.#status[slot] = count('status', entry.status)
+    let mask = 0
+    const extra: number[] = []
+    for (const chain of new Set(entry.chains)) {
+      const code = count('chain', chain)
+      if (code < MASK_BITS) mask |= 1 << code
+      else extra.push(code)
+    }
+    this.#chainMask[slot] = mask
+    if (extra.length > 0) this.#chainExtra.set(slot, extra)
+    this.#size++
+    this.#version++
+    return slot
+  }
+
+  /** Reallocates the per-slot arrays for `capacity` slots (at least every slot in use). */
+  #resize (capacity: number): void {
+    const resized = <T extends Float64Array | Int32Array | Uint32Array>(array: T, make: (n: number) => T): T => {
+      const next = make(capacity)
+      next.set(array.subarray(0, Math.min(array.length, capacity)))
+      return next
+    }
+    this.#handle = resized(this.#handle, (n) => new Float64Array(n))
+    this.#price = resized(this.#price, (n) => new Float64Array(n))
+    this.#trust = resized(this.#trust, (n) => new Float64Array(n))
+    this.#time = resized(this.#time, (n) => new Float64Array(n))
+    this.#category = resized(this.#category, (n) => new Int32Array(n))
+    this.#status = resized(this.#status, (n) => new Int32Array(n))
+    this.#chainMask = resized(this.#chainMask, (n) => new Uint32Array(n))
+    for (const field of FIELDS) this.#orders.set(field, resized(this.#orderArray(field), (n) => new Int32Array(n)))
+    for (const field of WALKED) this.#orderPrices.set(field, resized(this.#orderPrices.get(field) as Float64Array, (n) => new Float64Array(n)))
+    this.#capacity = capacity
+  }
+}

@@ -1,0 +1,704 @@
+/**
+ * Embedded CatalogStore on SQLite (better-sqlite3, WAL). The file lives in DATA_DIR so
+ * the API and a standalone indexer process can share it. synchronous=FULL: a 201 has
+ * reached the disk, not just the OS cache.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
+import type { HttpMethod } from '../../domain/http-method.js'
+import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
+import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
+import { SERVICE_JSON_FORMAT, toServiceJson, type ServiceRecord } from '../../domain/service.js'
+import type { ServiceStatus } from '../../domain/trust.js'
+import { payToKey } from '../../domain/pay-to.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
+import { ListIndex, type ListEntry } from './list-index.js'
+import { ListThread } from './list-thread.js'
+import { jsonArrayBytes } from '../json-page.js'
+import { releaseGarbage } from '../../release-garbage.js'
+
+/** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
+const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
+
+/**
+ * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
+ * list index (src/store/list-index.ts) reads its orders off these when it is built. (The
+ * price column dates from when SQL paged lists on them.)
+ */
+const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
+  `CREATE INDEX IF NOT EXISTS services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
+
+/** Filter × sort indexes SQL once paged lists on; the list index does that now, and they only slowed writes. */
+const DROPPED_LIST_INDEXES = ['category', 'status'].flatMap((filter) =>
+  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) => `DROP INDEX IF EXISTS services_${filter}_${sort};`)).join('\n')
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS services (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_sort TEXT NOT NULL,
+  description TEXT NOT NULL,
+  endpoint TEXT NOT NULL UNIQUE,
+  method TEXT NOT NULL DEFAULT 'GET',
+  category TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  price_atomic INTEGER NOT NULL,
+  free_quota INTEGER NOT NULL,
+  payment_address TEXT NOT NULL,
+  network TEXT NOT NULL,
+  supported_chains TEXT NOT NULL,
+  status TEXT NOT NULL,
+  trust_score INTEGER NOT NULL,
+  uptime_score REAL,
+  last_checked TEXT,
+  tx_count INTEGER NOT NULL,
+  total_revenue TEXT NOT NULL,
+  payment_requirements TEXT,
+  next_probe_at TEXT,
+  owner_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_tombstones (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_chains (
+  service_id TEXT NOT NULL REFERENCES services(id),
+  chain TEXT NOT NULL,
+  PRIMARY KEY (chain, service_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
+${SORT_INDEXES}
+CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
+${DROPPED_LIST_INDEXES}
+CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
+CREATE TABLE IF NOT EXISTS service_displacements (
+  id TEXT PRIMARY KEY,
+  displaced_by TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  owner_id TEXT,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS probes (
+  id INTEGER PRIMARY KEY,
+  service_id TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  http_status INTEGER,
+  x402_version INTEGER,
+  latency_ms INTEGER,
+  answered_402 INTEGER NOT NULL,
+  matched INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  accepts TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS probes_service ON probes(service_id, id);
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS store_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+) STRICT;
+`
+
+/** Columns added after the first release, with their definitions, for stores created before them. */
+const ADDED_COLUMNS: Array<[string, string]> = [
+  ['method', "TEXT NOT NULL DEFAULT 'GET'"],
+  ['payment_requirements', 'TEXT'],
+  ['next_probe_at', 'TEXT'],
+  // toServiceJson of the row, written with it: a list page reads these instead of building them.
+  ['service_json', 'TEXT']
+]
+
+/** Indexes on added columns: created after the columns exist in old stores. */
+const LATE_INDEXES = `CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
+DROP INDEX IF EXISTS services_trust;
+DROP INDEX IF EXISTS services_name;
+DROP INDEX IF EXISTS services_created;`
+
+/** The next change-feed sequence: past every live service and every tombstone. */
+const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
+
+/**
+ * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
+ * building an object per row, 25 named properties each, costs more than the read itself.
+ */
+const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at'
+type RecordValues = [
+  id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
+  priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
+  trustScore: number, uptimeScore: number | null, lastChecked: string | null, txCount: number, totalRevenue: string,
+  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
+]
+/** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
+const RECORD_VALUES = 22
+/** Where payment_requirements sits in RecordValues (recordProbe compares the stored text). */
+const REQUIREMENTS_COLUMN = 18
+
+/** What the list index keeps of a service (src/store/list-index.ts), with the rowid to read it back by. */
+const LIST_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains'
+type ListValues = [rowid: number, id: string, category: string, status: string, priceAtomic: number, trustScore: number, nameSort: string, createdAt: string, supportedChains: string]
+
+function toListEntry (v: ListValues): ListEntry {
+  return { handle: v[0], id: v[1], category: v[2], status: v[3], priceAtomic: v[4], trustScore: v[5], nameSort: v[6], createdAt: v[7], chains: JSON.parse(v[8]) as string[] }
+}
+
+/** Each list index order as SQL sorts it, read off the (sort, id) indexes when building the index. */
+const LIST_ORDERS: Record<SortField, string> = {
+  price: 'SELECT rowid FROM services ORDER BY price_atomic, id',
+  trustScore: 'SELECT rowid FROM services ORDER BY trust_score, id',
+  name: 'SELECT rowid FROM services ORDER BY name_sort, id',
+  createdAt: 'SELECT rowid FROM services ORDER BY created_at, id'
+}
+
+interface ProbeRow {
+  checked_at: string
+  http_status: number | null
+  x402_version: number | null
+  latency_ms: number | null
+  answered_402: number
+  matched: number
+  reason: string
+  accepts: string | null
+}
+
+function fromProbeRow (row: ProbeRow): ProbeOutcome {
+  return {
+    checkedAt: row.checked_at,
+    httpStatus: row.http_status,
+    x402Version: row.x402_version,
+    latencyMs: row.latency_ms,
+    answered402: row.answered_402 === 1,
+    matched: row.matched === 1,
+    reason: row.reason,
+    accepts: row.accepts === null ? null : JSON.parse(row.accepts) as PaymentRequirement[]
+  }
+}
+
+interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
+
+function fromValues (v: RecordValues | [...RecordValues, number]): ServiceRecord {
+  return {
+    id: v[0],
+    name: v[1],
+    description: v[2],
+    endpoint: v[3],
+    method: v[4] as HttpMethod,
+    category: v[5],
+    currency: v[6],
+    priceAtomic: v[7],
+    freeQuota: v[8],
+    paymentAddress: v[9],
+    network: v[10],
+    supportedChains: JSON.parse(v[11]) as string[],
+    status: v[12] as ServiceStatus,
+    trustScore: v[13],
+    uptimeScore: v[14],
+    lastChecked: v[15],
+    txCount: v[16],
+    totalRevenue: v[17],
+    paymentRequirements: v[18] === null ? null : JSON.parse(v[18]) as PaymentRequirement[],
+    ownerId: v[19],
+    createdAt: v[20],
+    updatedAt: v[21]
+  }
+}
+
+function fromKeyRow (row: ApiKeyRow): ApiKeyRecord {
+  return { id: row.id, name: row.name, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at }
+}
+
+/** Sort key for names: NFKC + lower case, so ＡＰＩ and api sort together. */
+export function nameSortKey (name: string): string {
+  return name.normalize('NFKC').toLowerCase()
+}
+
+export const STORE_FILE = 'catalog.sqlite'
+
+export interface SqliteStoreOptions {
+  /** Answer lists on a thread of their own (src/store/list-thread.ts), as the API does; else on the caller's. */
+  listThread?: boolean
+  /** The file is known to be created and migrated (the list thread's connection): skip that. */
+  migrated?: boolean
+  /** This connection's SQLite page cache, in KiB; SQLite's default (16 MB in better-sqlite3) when absent. */
+  pageCacheKib?: number
+}
+
+export class SqliteCatalogStore implements CatalogStore {
+  readonly #db: Database.Database
+  readonly #insert: Database.Statement
+  readonly #update: Database.Statement
+  readonly #insertChain: Database.Statement
+  readonly #insertMany: (records: readonly ServiceRecord[]) => void
+  readonly #updateOne: (record: ServiceRecord) => boolean
+  readonly #deleteOne: (id: string) => boolean
+  readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
+  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
+  readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
+  readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
+  readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
+  #lists: { index: ListIndex, seq: number } | undefined
+  readonly #listThread: ListThread | undefined
+  /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
+  readonly #statements = new Map<string, Database.Statement>()
+
+  constructor (dataDir: string, options: SqliteStoreOptions = {}) {
+    mkdirSync(dataDir, { recursive: true })
+    try {
+      this.#db = new Database(join(dataDir, STORE_FILE))
+      this.#db.pragma('journal_mode = WAL')
+      this.#db.pragma('synchronous = FULL')
+      this.#db.pragma('busy_timeout = 5000')
+      this.#db.pragma('foreign_keys = ON')
+      if (options.pageCacheKib !== undefined) this.#db.pragma(`cache_size = -${Math.floor(options.pageCacheKib)}`)
+      if (options.migrated !== true) this.#migrate()
+    } catch (err) {
+      throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
+    }
+    this.#listThread = options.listThread === true ? new ListThread(dataDir) : undefined
+    this.#insert = this.#statement(`
+      INSERT INTO services (id, seq, name, name_sort, description, endpoint, method, category, currency, price_atomic,
+        free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
+        tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at, service_json)
+      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @method,
+        @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
+        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @paymentRequirements, @ownerId, @createdAt, @updatedAt, @serviceJson)`)
+    this.#update = this.#statement(`
+      UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
+        endpoint = @endpoint, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
+        free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
+        status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
+        tx_count = @txCount, total_revenue = @totalRevenue, payment_requirements = @paymentRequirements,
+        owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
+      WHERE id = @id`)
+    this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
+    this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
+      for (const record of records) this.#insertOne(record)
+    })
+    this.#updateOne = this.#db.transaction((record: ServiceRecord): boolean => {
+      if (!this.#uniqueEndpoint(() => this.#update.run(this.#params(record)), record.endpoint)) return false
+      this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(record.id)
+      for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
+      return true
+    })
+    this.#deleteOne = this.#db.transaction((id: string): boolean => {
+      // Taken before the row goes: deleting the newest service would otherwise hand its tombstone
+      // the service's own seq, which the indexer has already passed, and search would keep it.
+      const seq = (this.#statement(`SELECT ${NEXT_SEQ} AS seq`).get() as { seq: number }).seq
+      this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(id)
+      if (this.#statement('DELETE FROM services WHERE id = ?').run(id).changes === 0) return false
+      this.#statement('DELETE FROM probes WHERE service_id = ?').run(id)
+      this.#statement('INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ?)').run(id, seq)
+      return true
+    })
+    this.#displaceOne = this.#db.transaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
+      const current = this.#statement('SELECT updated_at FROM services WHERE id = ? AND endpoint = ?').get(holder.id, holder.endpoint) as { updated_at: string } | undefined
+      if (current?.updated_at !== holder.updatedAt) return false
+      this.#deleteOne(holder.id)
+      this.#insertOne(record)
+      this.#statement('INSERT OR REPLACE INTO service_displacements (id, displaced_by, endpoint, owner_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
+      return true
+    })
+    this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
+      this.#recordProbeNow(serviceId, outcome, decide, nextProbeAt))
+    this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
+      const { handles, total } = this.#queryListIndex(filter, sort, page)
+      return { items: this.#recordsByRowid(handles), total }
+    })
+    this.#jsonPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServiceJsonPage => {
+      const { handles, total } = this.#queryListIndex(filter, sort, page)
+      return { json: this.#jsonByRowid(handles), total }
+    })
+    this.#acquireLease = this.#db.transaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
+      const current = this.#statement('SELECT holder, expires_at FROM leases WHERE name = ?').get(name) as { holder: string, expires_at: number } | undefined
+      if (current !== undefined && current.holder !== holder && current.expires_at > now) return false
+      this.#statement('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs)
+      return true
+    })
+  }
+
+  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): ServiceRecord | null {
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(serviceId) as RecordValues | undefined
+    if (row === undefined) return null
+    this.#statement(`INSERT INTO probes (service_id, checked_at, http_status, x402_version, latency_ms, answered_402, matched, reason, accepts)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(serviceId, outcome.checkedAt, outcome.httpStatus, outcome.x402Version, outcome.latencyMs,
+      outcome.answered402 ? 1 : 0, outcome.matched ? 1 : 0, outcome.reason, outcome.accepts === null ? null : JSON.stringify(outcome.accepts))
+    // Bounded per service: everything older than the newest PROBE_HISTORY_LIMIT goes.
+    const oldestKept = this.#statement('SELECT id FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?')
+      .get(serviceId, PROBE_HISTORY_LIMIT - 1) as { id: number } | undefined
+    if (oldestKept !== undefined) this.#statement('DELETE FROM probes WHERE service_id = ? AND id < ?').run(serviceId, oldestKept.id)
+    const history = (this.#statement('SELECT checked_at, answered_402, matched FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT ?')
+      .all(serviceId, PROBE_HISTORY_LIMIT) as Array<Pick<ProbeRow, 'checked_at' | 'answered_402' | 'matched'>>)
+      .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
+    const before = fromValues(row)
+    const update = decide(before, history)
+    const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
+    // Search and export read status, trust score and requirements: only their change is a change-feed event.
+    const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row[REQUIREMENTS_COLUMN]
+    const after = { ...before, ...update }
+    this.#statement(`UPDATE services SET ${visible ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
+      last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
+      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
+    return after
+  }
+
+  #statement (sql: string): Database.Statement {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql)
+      this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  /** A prepared statement whose rows come back as arrays of column values. */
+  #rawStatement (sql: string): Database.Statement {
+    const key = `raw:${sql}`
+    let statement = this.#statements.get(key)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql).raw(true)
+      this.#statements.set(key, statement)
+    }
+    return statement
+  }
+
+  /** Creates or brings the file's tables, indexes and kept texts up to this build's. */
+  #migrate (): void {
+    this.#db.exec(SCHEMA)
+    this.#addMissingColumns()
+    this.#db.exec(LATE_INDEXES)
+    this.#refreshServiceJson()
+    // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
+    this.#db.pragma('optimize = 0x10002')
+  }
+
+  #addMissingColumns (): void {
+    const present = new Set((this.#db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name))
+    for (const [name, definition] of ADDED_COLUMNS) {
+      if (!present.has(name)) this.#db.exec(`ALTER TABLE services ADD COLUMN ${name} ${definition}`)
+    }
+  }
+
+  #params (record: ServiceRecord): Record<string, unknown> {
+    return {
+      ...record,
+      nameSort: nameSortKey(record.name),
+      supportedChains: JSON.stringify(record.supportedChains),
+      paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
+      serviceJson: toServiceJson(record)
+    }
+  }
+
+  /** Runs a write, turning a clash on the unique endpoint into DuplicateEndpointError; true when a row changed. */
+  #uniqueEndpoint (write: () => Database.RunResult, endpoint: string): boolean {
+    try {
+      return write().changes > 0
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /endpoint/.test((err as Error).message)) {
+        throw new DuplicateEndpointError(endpoint, { cause: err })
+      }
+      throw err
+    }
+  }
+
+  #insertOne (record: ServiceRecord): void {
+    this.#uniqueEndpoint(() => this.#insert.run(this.#params(record)), record.endpoint)
+    // An id that comes back (a demo service re-seeded) is live again: its tombstone goes.
+    this.#statement('DELETE FROM service_tombstones WHERE id = ?').run(record.id)
+    for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
+  }
+
+  async insertService (record: ServiceRecord): Promise<void> {
+    this.#insertMany([record])
+  }
+
+  async updateService (record: ServiceRecord): Promise<boolean> {
+    return this.#updateOne(record)
+  }
+
+  async deleteService (id: string): Promise<boolean> {
+    return this.#deleteOne(id)
+  }
+
+  async displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean> {
+    return this.#displaceOne(holder, record, displacement)
+  }
+
+  async getDisplacement (id: string): Promise<Displacement | null> {
+    const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as
+      { id: string, displaced_by: string, endpoint: string, owner_id: string | null, reason: string, at: string } | undefined
+    if (row === undefined) return null
+    return { id: row.id, displacedBy: row.displaced_by, endpoint: row.endpoint, ownerId: row.owner_id, reason: row.reason, at: row.at }
+  }
+
+  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE endpoint = ?`).get(endpoint) as RecordValues | undefined
+    return row === undefined ? null : fromValues(row)
+  }
+
+  async insertServices (records: readonly ServiceRecord[]): Promise<void> {
+    this.#insertMany(records)
+    // A bulk load changes the data's shape: refresh the planner's statistics.
+    this.#db.pragma('optimize')
+  }
+
+  async getService (id: string): Promise<ServiceRecord | null> {
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(id) as RecordValues | undefined
+    return row === undefined ? null : fromValues(row)
+  }
+
+  async getServices (ids: readonly string[]): Promise<ServiceRecord[]> {
+    if (ids.length === 0) return []
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as RecordValues[]
+    const byId = new Map(rows.map((row) => [row[0], fromValues(row)]))
+    return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+
+  /** WHERE conditions and their parameters for a filter. */
+  #where (filter: CatalogFilter): { where: string[], params: Record<string, string | number> } {
+    const where: string[] = []
+    const params: Record<string, string | number> = {}
+    if (filter.category !== undefined) { where.push('category = @category'); params.category = filter.category }
+    if (filter.status !== undefined) { where.push('status = @status'); params.status = filter.status }
+    if (filter.maxPriceAtomic !== undefined) { where.push('price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
+    if (filter.payTo !== undefined) { where.push(`${PAY_TO_KEY_SQL} = @payTo`); params.payTo = payToKey(filter.payTo) }
+    if (filter.chain !== undefined) {
+      // Correlated, so SQLite can walk the sort index and stop once the page is full.
+      where.push('EXISTS (SELECT 1 FROM service_chains c WHERE c.chain = @chain AND c.service_id = services.id)')
+      params.chain = filter.chain
+    }
+    return { where, params }
+  }
+
+  async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
+    return this.#listThread !== undefined ? await this.#listThread.list(filter, sort, page) : this.#listPage(filter, sort, page)
+  }
+
+  async listServiceJson (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServiceJsonPage> {
+    return this.#listThread !== undefined ? await this.#listThread.listJson(filter, sort, page) : this.#jsonPage(filter, sort, page)
+  }
+
+  /** The page's rowids and the total, inside the caller's read transaction. */
+  #queryListIndex (filter: CatalogFilter, sort: ServiceSort, page: Page): { handles: number[], total: number } {
+    // The payment address filter is rare and selective: its own SQL index finds the few ids.
+    const within = filter.payTo === undefined
+      ? undefined
+      : this.#statement(`SELECT id FROM services WHERE ${PAY_TO_KEY_SQL} = ?`).pluck().all(payToKey(filter.payTo)) as string[]
+    return this.#currentListIndex().query(filter, sort, page, within)
+  }
+
+  /**
+   * The list index, brought up to the store's latest change first (the same read transaction
+   * then reads the page's rows, so both see one state). Built on first use; rebuilt rather
+   * than patched when many changes are pending (a bulk import) or it keeps dead codes.
+   */
+  #currentListIndex (): ListIndex {
+    const seq = (this.#statement(`SELECT ${NEXT_SEQ} - 1 AS seq`).get() as { seq: number }).seq
+    const known = this.#lists
+    if (known !== undefined && known.seq === seq) return known.index
+    if (known !== undefined && known.seq < seq) {
+      // Patching costs ~0.15 ms a change at 100k services, a rebuild ~1 s: past 2,000, rebuild.
+      const limit = 2000
+      const live = this.#rawStatement(`SELECT ${LIST_COLUMNS} FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(known.seq, limit + 1) as ListValues[]
+      const gone = this.#statement('SELECT id FROM service_tombstones WHERE seq > ? LIMIT ?').pluck().all(known.seq, limit + 1) as string[]
+      if (live.length <= limit && gone.length <= limit) {
+        // An id is live or tombstoned, never both: the order of applying does not matter.
+        for (const id of gone) known.index.remove(id)
+        for (const row of live) known.index.upsert(toListEntry(row))
+        known.seq = seq
+        return known.index
+      }
+    }
+    const orders = Object.fromEntries(Object.entries(LIST_ORDERS).map(([field, sql]) => [field, this.#statement(sql).pluck().all() as number[]]))
+    const rows = this.#rawStatement(`SELECT ${LIST_COLUMNS} FROM services`).iterate() as IterableIterator<ListValues>
+    const index = new ListIndex((function * () { for (const row of rows) yield toListEntry(row) })(), orders)
+    this.#lists = { index, seq }
+    // The build's rows and orders are garbage now (tens of MB at 100k services).
+    releaseGarbage()
+    return index
+  }
+
+  /** The kept service_json of these rows, in the order given, as one JSON array (rows gone meanwhile are skipped). */
+  #jsonByRowid (rowids: readonly number[]): Buffer<ArrayBuffer> {
+    if (rowids.length === 0) return jsonArrayBytes([])
+    const rows = this.#rowsByRowid('service_json', rowids) as Array<[string | null, number]>
+    const byRowid = new Map(rows.map(([json, rowid]) => [rowid, json]))
+    // A row written by an older build, which did not keep the text: made here.
+    const missing = rowids.filter((rowid) => byRowid.get(rowid) === null)
+    if (missing.length > 0) for (const [rowid, values] of this.#valuesByRowid(missing)) byRowid.set(rowid, toServiceJson(fromValues(values)))
+    return jsonArrayBytes(rowids.flatMap((rowid) => byRowid.get(rowid) ?? []))
+  }
+
+  /**
+   * Makes every row's service_json current: all of them when toServiceJson's format is not
+   * the one they were made by, else the rows without one (a store from before the column).
+   * In batches by rowid, each its own transaction; the format is noted once all are done.
+   */
+  #refreshServiceJson (): void {
+    const made = this.#statement("SELECT value FROM store_meta WHERE key = 'service_json_format'").pluck().get() as string | undefined
+    const only = made === SERVICE_JSON_FORMAT ? 'AND service_json IS NULL' : ''
+    const batch = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid > ? ${only} ORDER BY rowid LIMIT 1000`)
+    const write = this.#statement('UPDATE services SET service_json = ? WHERE rowid = ?')
+    const remake = this.#db.transaction((after: number): number => {
+      const rows = batch.all(after) as Array<[...RecordValues, number]>
+      for (const values of rows) write.run(toServiceJson(fromValues(values)), values[RECORD_VALUES])
+      return rows.length === 0 ? -1 : (rows[rows.length - 1] as [...RecordValues, number])[RECORD_VALUES]
+    })
+    for (let after = remake(0); after !== -1; after = remake(after));
+    this.#statement("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
+  }
+
+  /** Services by rowid, in the order given (rowids of rows gone meanwhile are skipped). */
+  #recordsByRowid (rowids: readonly number[]): ServiceRecord[] {
+    if (rowids.length === 0) return []
+    const byRowid = this.#valuesByRowid(rowids)
+    return rowids.flatMap((rowid) => { const values = byRowid.get(rowid); return values === undefined ? [] : [fromValues(values)] })
+  }
+
+  #valuesByRowid (rowids: readonly number[]): Map<number, [...RecordValues, number]> {
+    // The rowid last: the values before it are exactly fromValues' (no copy per row).
+    const rows = this.#rowsByRowid(RECORD_COLUMNS, rowids) as Array<[...RecordValues, number]>
+    return new Map(rows.map((values) => [values[RECORD_VALUES], values]))
+  }
+
+  /**
+   * `columns` and then the rowid of the rows with these rowids (a page's: at most 100), as
+   * arrays, in no particular order. One parameter a rowid, a statement per count prepared
+   * once: cheaper than json_each.
+   */
+  #rowsByRowid (columns: string, rowids: readonly number[]): unknown[][] {
+    return this.#rawStatement(`SELECT ${columns}, rowid FROM services WHERE rowid IN (${'?,'.repeat(rowids.length - 1)}?)`).all(...rowids) as unknown[][]
+  }
+
+  async * streamServices (filter: CatalogFilter, batchSize = 500): AsyncIterable<ServiceRecord> {
+    const { where, params } = this.#where(filter)
+    // Keyset on the primary key: each batch is one short read, never an open cursor, so
+    // writes and other reads on this connection go on between batches.
+    const statement = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE ${[...where, 'id > @after'].join(' AND ')} ORDER BY id LIMIT @batch`)
+    let after = ''
+    for (;;) {
+      const rows = statement.all({ ...params, after, batch: batchSize }) as RecordValues[]
+      for (const row of rows) yield fromValues(row)
+      if (rows.length < batchSize) return
+      after = (rows[rows.length - 1] as RecordValues)[0]
+    }
+  }
+
+  async countServices (): Promise<number> {
+    return (this.#statement('SELECT COUNT(*) AS n FROM services').get() as { n: number }).n
+  }
+
+  async countByCategory (): Promise<Map<string, number>> {
+    const rows = this.#statement('SELECT category, COUNT(*) AS n FROM services GROUP BY category').all() as Array<{ category: string, n: number }>
+    return new Map(rows.map((row) => [row.category, row.n]))
+  }
+
+  async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
+    const live = (this.#rawStatement(`SELECT ${RECORD_COLUMNS}, seq FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as Array<[...RecordValues, number]>)
+      .map((row): ServiceChange => ({ seq: row[RECORD_VALUES], id: row[0], service: fromValues(row) }))
+    const deleted = (this.#statement('SELECT id, seq FROM service_tombstones WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Array<{ id: string, seq: number }>)
+      .map((row): ServiceChange => ({ seq: row.seq, id: row.id, service: null }))
+    if (deleted.length === 0) return live
+    return [...live, ...deleted].sort((a, b) => a.seq - b.seq).slice(0, limit)
+  }
+
+  async latestSeq (): Promise<number> {
+    return (this.#statement(`SELECT ${NEXT_SEQ} - 1 AS seq`).get() as { seq: number }).seq
+  }
+
+  async insertApiKey (key: ApiKeyRecord): Promise<void> {
+    this.#statement('INSERT INTO api_keys (id, name, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
+      .run(key.id, key.name, key.hash, key.createdAt, key.revokedAt)
+  }
+
+  async listApiKeys (): Promise<ApiKeyRecord[]> {
+    return (this.#statement('SELECT * FROM api_keys ORDER BY created_at, id').all() as ApiKeyRow[]).map(fromKeyRow)
+  }
+
+  async revokeApiKey (id: string, at: string): Promise<boolean> {
+    return this.#statement('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1
+  }
+
+  async findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null> {
+    const row = this.#statement('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as ApiKeyRow | undefined
+    return row === undefined ? null : fromKeyRow(row)
+  }
+
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+    return this.#recordProbe(serviceId, outcome, decide, nextProbeAt)
+  }
+
+  async listProbes (serviceId: string, page: Page): Promise<ProbePage> {
+    const total = (this.#statement('SELECT COUNT(*) AS n FROM probes WHERE service_id = ?').get(serviceId) as { n: number }).n
+    const rows = this.#statement('SELECT * FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
+      .all(serviceId, page.limit, page.offset) as ProbeRow[]
+    return { items: rows.map(fromProbeRow), total }
+  }
+
+  async lastProbe (serviceId: string): Promise<ProbeOutcome | null> {
+    const row = this.#statement('SELECT * FROM probes WHERE service_id = ? ORDER BY id DESC LIMIT 1').get(serviceId) as ProbeRow | undefined
+    return row === undefined ? null : fromProbeRow(row)
+  }
+
+  async dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]> {
+    // NULL (never probed, or asked for) sorts first in SQLite's ascending order.
+    const rows = this.#statement(`SELECT id, endpoint, method, network, payment_address, price_atomic FROM services
+      WHERE (next_probe_at IS NULL OR next_probe_at <= ?) ${includeSeeded ? '' : 'AND owner_id IS NOT NULL'}
+      ORDER BY next_probe_at, id LIMIT ?`).all(now, limit) as Array<{ id: string, endpoint: string, method: string, network: string, payment_address: string, price_atomic: number }>
+    return rows.map((row) => ({
+      id: row.id,
+      endpoint: row.endpoint,
+      method: row.method as HttpMethod,
+      network: row.network,
+      paymentAddress: row.payment_address,
+      priceAtomic: row.price_atomic
+    }))
+  }
+
+  async markProbeDue (serviceId: string): Promise<boolean> {
+    return this.#statement('UPDATE services SET next_probe_at = NULL WHERE id = ?').run(serviceId).changes === 1
+  }
+
+  async acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    return this.#acquireLease(name, holder, ttlMs, now)
+  }
+
+  async releaseLease (name: string, holder: string): Promise<void> {
+    this.#statement('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder)
+  }
+
+  async ping (): Promise<void> {
+    try {
+      this.#statement('SELECT COUNT(*) FROM services WHERE rowid = 0').get()
+    } catch (err) {
+      throw new StoreUnavailableError(`catalog store unusable: ${(err as Error).message}`, { cause: err })
+    }
+  }
+
+  /** Ends the list thread as a crash would (tests). */
+  async crashListThread (): Promise<void> {
+    await this.#listThread?.crash()
+  }
+
+  async close (): Promise<void> {
+    await this.#listThread?.close()
+    if (this.#db.open) this.#db.close()
+  }
+}

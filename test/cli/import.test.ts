@@ -1,0 +1,101 @@
+/** npm run catalog -- import FILE: the API's rules per line, batches, a summary, then the indexer. */
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { test } from 'tap'
+import { Indexer } from '../../src/indexer/indexer.js'
+import { importServices, readItems } from '../../src/cli/import.js'
+import { PROJECT_ROOT } from '../../src/paths.js'
+import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
+import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
+import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
+import { build, register, tempDataDir, validBody } from '../helper.js'
+
+const run = promisify(execFile)
+const CLI = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'catalog.js')
+const silent = { info: () => {}, error: () => {}, debug: () => {} }
+
+const body = (i: number, overrides: Record<string, unknown> = {}): Record<string, unknown> =>
+  validBody({ name: `Wallaby Import ${i}`, endpoint: `https://import.example.com/v1/${i}`, ...overrides })
+
+test('NDJSON import: valid lines stored in batches, each bad line named with the API\'s reason, then indexed', async (t) => {
+  const dataDir = tempDataDir(t)
+  const file = join(dataDir, 'crawl.ndjson')
+  const lines = [
+    JSON.stringify(body(1)),
+    JSON.stringify(body(2, { pricing: { currency: 'USDC', pricePerRequest: '0.0000001' } })),
+    '',
+    '{"name": "broken',
+    JSON.stringify(body(3, { category: 'no-such-category' })),
+    JSON.stringify(body(4, { extra: true })),
+    JSON.stringify(body(5)),
+    JSON.stringify(body(6, { endpoint: 'https://import.example.com/v1/5' })),
+    ...Array.from({ length: 7 }, (_, i) => JSON.stringify(body(10 + i)))
+  ]
+  writeFileSync(file, `${lines.join('\n')}\n`)
+  const store = new SqliteCatalogStore(dataDir)
+  t.teardown(() => store.close())
+  const progress: number[] = []
+  const summary = await importServices(store, readItems(file), { batchSize: 3, onProgress: (read) => progress.push(read) })
+  t.equal(summary.accepted, 9)
+  t.same(summary.rejected.map((r) => r.line), [2, 4, 5, 6, 8])
+  t.match(summary.rejected, [
+    { reason: /^pricing\.pricePerRequest: / },
+    { reason: /^not valid JSON/ },
+    { reason: /^category: unknown category "no-such-category"/ },
+    { reason: /^extra: unknown field$/ },
+    { reason: /^endpoint: https:\/\/import\.example\.com\/v1\/5 already appears on line 7$/ }
+  ])
+  t.ok(progress.length >= 3, 'progress after each batch')
+  t.equal(await store.countServices(), 9)
+
+  // A POST with line 2's body gets the same reason.
+  const app = await build(t, { seed: 'none' })
+  const post = await register(app, body(2, { pricing: { currency: 'USDC', pricePerRequest: '0.0000001' } }))
+  t.equal(post.statusCode, 400)
+  t.equal(post.json().message, summary.rejected[0]?.reason)
+
+  const engine = new SqliteSearchEngine(dataDir)
+  t.teardown(() => engine.close())
+  await new Indexer({ store, engine, tokenizer: await loadTokenizer(), logger: silent }).catchUp()
+  const found = await engine.search({ words: splitQueryWords('wallaby'), filter: {}, page: { limit: 50, offset: 0 }, prefixLastWord: false })
+  t.equal(found.total, 9, 'the indexer makes every imported service searchable')
+})
+
+test('the CLI: a JSON array, endpoints already in the catalog, the summary and exit codes', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  const existing = await importServices(store, (async function * () { yield { line: 1, item: body(100) } })())
+  t.equal(existing.accepted, 1)
+  await store.close()
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }
+
+  const file = join(dataDir, 'crawl.json')
+  writeFileSync(file, JSON.stringify([body(101), body(100), body(102), { name: 'x' }]))
+  const failed = await run(process.execPath, [CLI, 'import', file, '--batch-size', '10'], { env }).catch((err: { code: number, stdout: string }) => err)
+  t.equal((failed as { code: number }).code, 3, 'exit code 3: some lines rejected')
+  const out = (failed as { stdout: string }).stdout
+  t.match(out, /accepted 2, rejected 2/)
+  t.match(out, /line 2: endpoint: https:\/\/import\.example\.com\/v1\/100 is already registered/)
+  t.match(out, /line 4: description: is required/)
+
+  const clean = join(dataDir, 'clean.ndjson')
+  writeFileSync(clean, `${JSON.stringify(body(200))}\n${JSON.stringify(body(201))}\n`)
+  const ok = await run(process.execPath, [CLI, 'import', clean], { env })
+  t.match(ok.stdout, /accepted 2, rejected 0/)
+
+  const check = new SqliteCatalogStore(dataDir)
+  t.teardown(() => check.close())
+  t.equal(await check.countServices(), 5)
+
+  for (const args of [['import'], ['export', clean], ['import', clean, '--batch-size', '0']]) {
+    const usage = await run(process.execPath, [CLI, ...args], { env }).catch((err: { code: number, stderr: string }) => err)
+    t.equal((usage as { code: number }).code, 2, `${args.join(' ')}: usage`)
+    t.match((usage as { stderr: string }).stderr, /usage: npm run catalog -- import FILE/)
+  }
+  const missing = await run(process.execPath, [CLI, 'import', join(dataDir, 'nope.json')], { env }).catch((err: { code: number, stderr: string }) => err)
+  t.equal((missing as { code: number }).code, 1)
+  t.match((missing as { stderr: string }).stderr, /ENOENT/)
+})

@@ -1,0 +1,76 @@
+import { test, type Test } from 'tap'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { RateLimitConfig } from '../../src/config.js'
+import { API_KEY, build, register, validBody } from '../helper.js'
+
+const OTHER_KEY = 'other-key-0123456789abcdef'
+const LIMITS: RateLimitConfig = { enabled: true, windowMs: 60_000, reads: 4, intentSearches: 2, writes: 2 }
+
+async function get (app: FastifyInstance, url: string, ip = '203.0.113.7'): Promise<LightMyRequestResponse> {
+  return await app.inject({ url, remoteAddress: ip })
+}
+
+function assertLimited (t: Test, res: LightMyRequestResponse, what: string): void {
+  t.equal(res.statusCode, 429, `${what}: 429`)
+  const retryAfter = Number(res.headers['retry-after'])
+  t.ok(retryAfter > 0 && retryAfter <= 60, `${what}: Retry-After ${String(res.headers['retry-after'])} is within the window`)
+  const body = res.json()
+  t.same(Object.keys(body).sort(), ['code', 'error', 'message', 'statusCode'], `${what}: the usual error shape`)
+  t.match(body, { statusCode: 429, code: 'RATE_LIMITED', error: 'Too Many Requests', message: /retry in/ })
+}
+
+test('reads are limited per client IP, cached answers and 404s included', async (t) => {
+  const app = await build(t, { rateLimit: LIMITS })
+  for (let i = 0; i < 4; i++) {
+    const res = await get(app, '/api/categories')
+    t.equal(res.statusCode, 200, `read ${i + 1} of 4`)
+    t.equal(res.headers['x-ratelimit-remaining'], String(3 - i))
+  }
+  assertLimited(t, await get(app, '/api/categories'), 'the fifth read (a cache hit otherwise)')
+  assertLimited(t, await get(app, '/api/services'), 'another read route shares the per-IP budget')
+  assertLimited(t, await get(app, '/no/such/route'), 'an unknown route')
+  t.equal((await get(app, '/api/categories', '198.51.100.9')).statusCode, 200, 'another IP has its own budget')
+
+  const unknown = await get(app, '/no/such/route', '198.51.100.10')
+  t.equal(unknown.statusCode, 404)
+  t.equal(unknown.headers['x-ratelimit-remaining'], '3', '404s count')
+})
+
+test('intent search has a stricter limit of its own', async (t) => {
+  const app = await build(t, { rateLimit: LIMITS })
+  await app.searchReady()
+  for (let i = 0; i < 2; i++) t.equal((await get(app, `/api/services/search/intent?q=weather${i}`)).statusCode, 200)
+  assertLimited(t, await get(app, '/api/services/search/intent?q=weather2'), 'the third intent search')
+  t.equal((await get(app, '/api/catalog/search?q=weather')).statusCode, 200, 'keyword search is still allowed')
+  t.equal((await get(app, '/api/services/search/intent?q=weather', '198.51.100.9')).statusCode, 200, 'another IP may search')
+})
+
+test('writes are limited per API key owner, after authentication', async (t) => {
+  const app = await build(t, { seed: 'none', apiKeys: [API_KEY, OTHER_KEY], rateLimit: LIMITS })
+  for (let i = 0; i < 2; i++) t.equal((await register(app, validBody())).statusCode, 201, `write ${i + 1} of 2`)
+  const limited = await register(app, validBody())
+  assertLimited(t, limited, 'the third write of one key')
+  t.equal((await register(app, validBody(), OTHER_KEY)).statusCode, 201, 'another key from the same address writes on')
+  t.equal((await register(app, validBody(), null)).statusCode, 401, 'no key: 401, not a 429 (authentication runs first)')
+  t.equal((await register(app, validBody(), 'wrong-key-0123456789abcdef')).statusCode, 401)
+  const list = await app.inject('/api/services')
+  t.equal(list.statusCode, 200, 'reads from the same address are not affected by the write limit')
+  t.equal(list.headers['x-total-count'], '3', 'the refused write stored nothing')
+})
+
+test('routes added later are covered by the read default', async (t) => {
+  const app = await build(t, { rateLimit: { ...LIMITS, reads: 1 } })
+  app.get('/later', async () => ({ ok: true }))
+  t.equal((await get(app, '/later')).statusCode, 200)
+  assertLimited(t, await get(app, '/later'), 'a route registered after the limiter')
+})
+
+test('CATALOG_RATE_LIMIT=0 turns every limit off', async (t) => {
+  const app = await build(t, { seed: 'none', rateLimit: { ...LIMITS, enabled: false, reads: 1, intentSearches: 1, writes: 1 } })
+  for (let i = 0; i < 5; i++) {
+    t.equal((await get(app, '/api/categories')).statusCode, 200)
+    t.equal((await get(app, `/api/services/search/intent?q=rain${i}`)).statusCode, 200)
+    t.equal((await register(app, validBody())).statusCode, 201)
+  }
+  t.equal((await get(app, '/api/categories')).headers['x-ratelimit-limit'], undefined, 'no rate-limit headers either')
+})

@@ -1,0 +1,117 @@
+import { test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { HTTPFacilitatorClient } from '@x402/core/http'
+import { PaymentRequirementsV2Schema } from '@x402/core/schemas'
+import { withBazaar } from '@x402/extensions/bazaar'
+import { build, register, validBody } from '../helper.js'
+
+interface ServiceJson { id: string, endpoint: string, status: string, x402Config: { paymentAddress: string }, supportedChains: string[] }
+
+async function listen (app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+}
+
+async function allServices (app: FastifyInstance, query = ''): Promise<ServiceJson[]> {
+  const out: ServiceJson[] = []
+  for (let offset = 0; ; offset += 100) {
+    const page = (await app.inject(`/api/services?limit=100&offset=${offset}${query}`)).json() as ServiceJson[]
+    out.push(...page)
+    if (page.length < 100) return out
+  }
+}
+
+test('the official Bazaar client lists the catalog', async (t) => {
+  const app = await build(t)
+  const url = await listen(app)
+  const bazaar = withBazaar(new HTTPFacilitatorClient({ url })).extensions.bazaar
+  const services = await allServices(app)
+
+  const first = await bazaar.listResources()
+  t.equal(first.x402Version, 2)
+  t.same(first.pagination, { limit: 20, offset: 0, total: services.length })
+  t.equal(first.items.length, 20)
+  const scores = first.items.map((item) => (item as unknown as { metadata: { trustScore: number } }).metadata.trustScore)
+  t.same(scores, [...scores].sort((a, b) => b - a), 'most trusted first')
+  for (const item of first.items) {
+    t.equal(item.type, 'http')
+    for (const accept of item.accepts) t.ok(PaymentRequirementsV2Schema.safeParse(accept).success, `${item.resource} accepts parse`)
+  }
+
+  // Walk every page: each service once.
+  const seen: string[] = []
+  for (let offset = 0; offset < services.length; offset += 25) {
+    const page = await bazaar.listResources({ limit: 25, offset })
+    t.equal(page.pagination.offset, offset)
+    seen.push(...page.items.map((item) => item.resource))
+  }
+  t.same([...seen].sort(), services.map((s) => s.endpoint).sort(), 'paging covers the catalog exactly once')
+
+  const onBase = await bazaar.listResources({ network: 'eip155:8453', limit: 100 })
+  t.equal(onBase.pagination.total, services.filter((s) => s.supportedChains.includes('eip155:8453')).length)
+  t.ok(onBase.items.every((item) => item.accepts.some((a) => a.network === 'eip155:8453')))
+  t.equal((await bazaar.listResources({ network: 'base', limit: 1 })).pagination.total, onBase.pagination.total, 'v1 names work too')
+
+  const target = services[3] as ServiceJson
+  const byPayTo = await bazaar.listResources({ payTo: target.x402Config.paymentAddress.toUpperCase().replace('0X', '0x') })
+  t.same(byPayTo.items.map((item) => item.resource), services.filter((s) => s.x402Config.paymentAddress.toLowerCase() === target.x402Config.paymentAddress.toLowerCase()).map((s) => s.endpoint),
+    'payTo filter, EVM case-insensitive')
+  t.equal((await bazaar.listResources({ type: 'http', scheme: 'exact', limit: 1 })).pagination.total, services.length)
+  t.equal((await bazaar.listResources({ type: 'mcp' })).pagination.total, 0, 'the catalog lists http resources only')
+  t.equal((await bazaar.listResources({ extensions: 'bazaar' })).items.length, 0)
+  await t.rejects(bazaar.listResources({ network: 'nowhere' }), /400.*network/, 'a bad filter is a 400 naming it')
+  await t.rejects(bazaar.listResources({ limit: 101 }), /400.*limit/)
+})
+
+test('the Bazaar client searches with the catalog\'s typo-tolerant search', async (t) => {
+  const app = await build(t)
+  const url = await listen(app)
+  await app.searchReady()
+  const bazaar = withBazaar(new HTTPFacilitatorClient({ url })).extensions.bazaar
+
+  const found = await bazaar.search({ query: 'wether forcast' })
+  t.equal(found.x402Version, 2)
+  t.ok(found.resources.length > 0, 'typos still find weather services')
+  const native = (await app.inject('/api/catalog/search?q=wether%20forcast')).json()
+  t.same(found.resources.map((r) => (r as unknown as { metadata: { id: string } }).metadata.id), native.results.map((r: { service: { id: string } }) => r.service.id),
+    'same hits, same order as the catalog search')
+  for (const resource of found.resources) for (const accept of resource.accepts) t.ok(PaymentRequirementsV2Schema.safeParse(accept).success)
+
+  const japanese = await bazaar.search({ query: 'てんき' })
+  t.ok(japanese.resources.length > 0, 'Japanese queries work')
+
+  const pageOne = await bazaar.search({ query: 'api', limit: 3 })
+  t.equal(pageOne.resources.length, 3)
+  t.equal(pageOne.partialResults, true)
+  t.equal(pageOne.pagination?.limit, 3)
+  const cursor = pageOne.pagination?.cursor
+  t.equal(cursor, '3')
+  const pageTwo = await bazaar.search({ query: 'api', limit: 3, cursor: cursor as string })
+  t.equal(pageTwo.resources.filter((r) => pageOne.resources.some((p) => p.resource === r.resource)).length, 0, 'the cursor moves on')
+
+  const target = found.resources[0] as unknown as { resource: string, accepts: Array<{ payTo: string }> }
+  const narrowed = await bazaar.search({ query: 'wether forcast', payTo: target.accepts[0]?.payTo as string })
+  t.ok(narrowed.resources.length >= 1)
+  t.ok(narrowed.resources.every((r) => r.accepts.some((a) => a.payTo.toLowerCase() === target.accepts[0]?.payTo.toLowerCase())))
+  t.equal((await bazaar.search({ query: 'weather', type: 'mcp' })).resources.length, 0)
+  t.equal((await bazaar.search({ query: 'zzqqxxyy' })).resources.length, 0)
+  await t.rejects(bazaar.search({ query: '   ' }), /400.*query/)
+  await t.rejects(bazaar.search({ query: 'weather', cursor: 'abc' }), /400.*cursor/)
+})
+
+test('/.well-known/x402 lists the endpoints of verified services', async (t) => {
+  const app = await build(t)
+  const res = await app.inject('/.well-known/x402')
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.equal(body.version, 1)
+  const verified = (await allServices(app, '&status=verified')).map((s) => s.endpoint)
+  t.ok(verified.length > 0)
+  t.same([...body.resources].sort(), verified.sort())
+  const etag = res.headers.etag as string
+  t.equal((await app.inject({ url: '/.well-known/x402', headers: { 'if-none-match': etag } })).statusCode, 304)
+  t.equal((await register(app, validBody())).statusCode, 201)
+  const after = await app.inject({ url: '/.well-known/x402', headers: { 'if-none-match': etag } })
+  t.equal(after.statusCode, 200, 'a write changes the ETag')
+  t.equal(after.json().resources.length, verified.length, 'an unverified registration is not listed')
+})

@@ -1,0 +1,176 @@
+import { test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { readSeedFile } from '../../src/domain/seed.js'
+import { API_KEY, build, register, validBody } from '../helper.js'
+
+interface ServiceJson {
+  id: string
+  name: string
+  category: string
+  status: string
+  trustScore: number
+  createdAt: string
+  supportedChains: string[]
+  pricing: { pricePerRequest: string }
+}
+
+async function list (app: FastifyInstance, query: string): Promise<{ status: number, total: number, items: ServiceJson[], body: any }> {
+  const res = await app.inject(`/api/services${query}`)
+  const body = res.json()
+  return { status: res.statusCode, total: Number(res.headers['x-total-count']), items: Array.isArray(body) ? body : [], body }
+}
+
+/** Exact decimal comparison of price strings, independent of the code under test. */
+function priceKey (price: string): bigint {
+  const [whole = '0', fraction = ''] = price.split('.')
+  return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))
+}
+
+const demo = readSeedFile('demo')
+
+test('default list: a plain array, newest first, 20 per page, total in X-Total-Count', async (t) => {
+  const app = await build(t)
+  const page = await list(app, '')
+  t.equal(page.status, 200)
+  t.ok(Array.isArray(page.body))
+  t.equal(page.items.length, 20)
+  t.equal(page.total, demo.length)
+  const dates = page.items.map((s) => s.createdAt)
+  t.same(dates, [...dates].sort().reverse(), 'newest first')
+})
+
+test('paging walks every service exactly once, in a stable order', async (t) => {
+  const app = await build(t)
+  for (const sort of ['', '&sortBy=price', '&sortBy=price&sortOrder=desc', '&sortBy=trustScore', '&sortBy=name']) {
+    const seen: string[] = []
+    for (let offset = 0; offset < demo.length; offset += 7) {
+      seen.push(...(await list(app, `?limit=7&offset=${offset}${sort}`)).items.map((s) => s.id))
+    }
+    t.equal(seen.length, demo.length, `every service once (${sort})`)
+    t.equal(new Set(seen).size, demo.length, `no duplicates across pages (${sort})`)
+    const whole = (await list(app, `?limit=100${sort}`)).items.map((s) => s.id)
+    t.same(seen, whole, `pages concatenate to the full order (${sort})`)
+  }
+  const beyond = await list(app, '?offset=1000')
+  t.same(beyond.body, [])
+  t.equal(beyond.total, demo.length)
+})
+
+test('limit: default 20, max 100, above is a 400 naming the maximum', async (t) => {
+  const app = await build(t)
+  t.equal((await list(app, '?limit=100')).items.length, demo.length)
+  t.equal((await list(app, '?limit=1')).items.length, 1)
+  const over = await list(app, '?limit=101')
+  t.equal(over.status, 400)
+  t.equal(over.body.field, 'limit')
+  t.match(over.body.message, /100/)
+  for (const bad of ['0', '-1', 'abc', '1.5', '']) {
+    const res = await list(app, `?limit=${bad}`)
+    t.equal(res.status, 400, `limit=${bad} is a 400`)
+  }
+  t.equal((await list(app, '?offset=-1')).status, 400)
+  t.equal((await list(app, '?offset=x')).status, 400)
+})
+
+test('sort by price is exact decimal order, with a deterministic tie-breaker', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  // String order would put "0.1" after "0.09" wrongly reversed with "10"; float order loses "0.000001".
+  for (const price of ['10', '0.1', '0.09', '0.000001', '0.000002', '1', '0.1', '2.5']) {
+    t.equal((await register(app, validBody({ pricing: { currency: 'USDC', pricePerRequest: price } }))).statusCode, 201)
+  }
+  const asc = (await list(app, '?sortBy=price')).items
+  t.same(asc.map((s) => s.pricing.pricePerRequest), ['0.000001', '0.000002', '0.09', '0.1', '0.1', '1', '2.5', '10'])
+  const tied = asc.filter((s) => s.pricing.pricePerRequest === '0.1').map((s) => s.id)
+  t.same(tied, [...tied].sort(), 'equal prices are ordered by id')
+  const desc = (await list(app, '?sortBy=price&sortOrder=desc')).items
+  t.same(desc.map((s) => s.id), asc.map((s) => s.id).reverse(), 'descending is the exact reverse')
+})
+
+test('sort by trustScore and name', async (t) => {
+  const app = await build(t)
+  const byTrust = (await list(app, '?sortBy=trustScore&limit=100')).items
+  for (let i = 1; i < byTrust.length; i++) {
+    const [a, b] = [byTrust[i - 1] as ServiceJson, byTrust[i] as ServiceJson]
+    t.ok(a.trustScore > b.trustScore || (a.trustScore === b.trustScore && a.id > b.id), 'trustScore defaults to descending, ties by id')
+  }
+  const asc = (await list(app, '?sortBy=trustScore&sortOrder=asc&limit=100')).items
+  t.same(asc.map((s) => s.id), byTrust.map((s) => s.id).reverse())
+  const byName = (await list(app, '?sortBy=name&limit=100')).items.map((s) => s.name.normalize('NFKC').toLowerCase())
+  t.same(byName, [...byName].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), 'names A→Z (NFKC, case-insensitive)')
+})
+
+test('filters: category, chain, status, maxPricePerRequest, combined', async (t) => {
+  const app = await build(t)
+  const weather = await list(app, '?category=weather&limit=100')
+  t.equal(weather.total, demo.filter((s) => s.category === 'weather').length)
+  t.ok(weather.items.length > 0 && weather.items.every((s) => s.category === 'weather'))
+
+  const verified = await list(app, '?status=verified&limit=100')
+  t.equal(verified.total, demo.filter((s) => s.status === 'verified').length)
+  t.ok(verified.items.every((s) => s.status === 'verified'))
+
+  const solanaByName = await list(app, '?chain=solana&limit=100')
+  const solanaById = await list(app, '?chain=solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp&limit=100')
+  t.ok(solanaByName.total > 0)
+  t.same(solanaByName.items.map((s) => s.id), solanaById.items.map((s) => s.id), 'a chain filter accepts the v1 name or the CAIP-2 id')
+  t.ok(solanaByName.items.every((s) => s.supportedChains.includes('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')))
+  const polygon = await list(app, '?chain=polygon&limit=100')
+  const expectedPolygon = demo.filter((s) => [s.x402Config.network, ...(s.supportedChains ?? [])].some((c) => c === 'polygon' || c === 'eip155:137'))
+  t.equal(polygon.total, expectedPolygon.length, 'supportedChains extras count for the chain filter')
+
+  const cheap = await list(app, '?maxPricePerRequest=0.001&limit=100')
+  t.equal(cheap.total, demo.filter((s) => priceKey(s.pricing.pricePerRequest) <= 1000n).length)
+  t.ok(cheap.items.every((s) => priceKey(s.pricing.pricePerRequest) <= 1000n), 'the bound is inclusive and exact')
+  t.ok(cheap.items.some((s) => s.pricing.pricePerRequest === '0.001'), 'a price equal to the bound is included')
+  t.equal((await list(app, '?maxPricePerRequest=0.0009999999')).total, demo.filter((s) => priceKey(s.pricing.pricePerRequest) < 1000n).length, 'extra decimals in the bound are exact too')
+  t.equal((await list(app, '?maxPricePerRequest=99999999999999999999999')).total, demo.length)
+
+  const combined = await list(app, '?category=image&status=verified&chain=base&maxPricePerRequest=0.05&sortBy=price&limit=100')
+  const expected = demo.filter((s) => s.category === 'image' && s.status === 'verified' &&
+    [s.x402Config.network, ...(s.supportedChains ?? [])].some((c) => c === 'base' || c === 'eip155:8453') &&
+    priceKey(s.pricing.pricePerRequest) <= 50_000n)
+  t.equal(combined.total, expected.length)
+  t.same(combined.items.map((s) => s.name).sort(), expected.map((s) => s.name).sort())
+})
+
+test('bad and hostile query input is a 4xx naming the parameter', async (t) => {
+  const app = await build(t)
+  const cases: Array<[string, string]> = [
+    ['?category=astrology', 'category'],
+    ['?category[$ne]=x', 'category[$ne]'],
+    ['?chain=dogechain', 'chain'],
+    ['?status=deleted', 'status'],
+    ['?maxPricePerRequest=-1', 'maxPricePerRequest'],
+    ['?maxPricePerRequest=1e3', 'maxPricePerRequest'],
+    ['?sortBy=__proto__', 'sortBy'],
+    ['?sortBy=price&sortOrder=up', 'sortOrder'],
+    ['?sortOrder=asc', 'sortOrder'],
+    ['?__proto__=1', '__proto__'],
+    ['?status=verified&status=inactive', 'status']
+  ]
+  for (const [query, field] of cases) {
+    const res = await list(app, query)
+    t.equal(res.status, 400, `${query} is a 400`)
+    t.equal(res.body.field, field, `${query} names ${field}`)
+    t.equal(res.body.code, 'VALIDATION_ERROR')
+  }
+  const sortBy = await list(app, '?sortBy=popularity')
+  t.match(sortBy.body.message, /price, trustScore, name, createdAt/, 'the message lists the allowed values')
+})
+
+test('a list page is byte for byte its services\' detail answers, after writes too', async (t) => {
+  const app = await build(t)
+  const tricky = await register(app, validBody({ name: 'Quote " backslash \\ 天気 😀', description: 'tab-free \u2028 line separator, </script>' }))
+  t.equal(tricky.statusCode, 201)
+  const id = (tricky.json() as { id: string }).id
+  const patched = await app.inject({ method: 'PATCH', url: `/api/services/${id}`, headers: { authorization: `Bearer ${API_KEY}` }, payload: { description: 'Changed "again" ☀ \\ done' } })
+  t.equal(patched.statusCode, 200, patched.body)
+  for (const query of ['?limit=100', '?sortBy=price&limit=7&offset=3', '?maxPricePerRequest=0.01&sortBy=name']) {
+    const res = await app.inject(`/api/services${query}`)
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    const ids = (res.json() as Array<{ id: string }>).map((s) => s.id)
+    const details = await Promise.all(ids.map(async (id) => (await app.inject(`/api/services/${id}`)).body))
+    t.equal(res.body, `[${details.join(',')}]`, query)
+  }
+  t.match((await list(app, '?limit=100')).items.find((s) => s.id === id), { description: 'Changed "again" ☀ \\ done' }, 'the patch shows in the list')
+})

@@ -1,0 +1,111 @@
+/** /mcp driven by the official SDK's own client over real HTTP, as an agent would. */
+import { test } from 'tap'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { resolveNetwork } from '../../src/domain/networks.js'
+import { build, register, validBody } from '../helper.js'
+
+interface AgentService {
+  id: string
+  name: string
+  endpoint: string
+  method: string
+  category: string
+  status: string
+  trustScore: number
+  uptimeScore: number | null
+  payment: { network: string, networkName: string | null, payTo: string, asset: string | null, currency: string, price: string, amount: string, supportedChains: Array<{ network: string, asset: string | null }> }
+  score?: number
+}
+
+test('MCP: an agent lists the tools, searches, and gets what it needs to pay and call', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const created = await register(app, validBody({
+    name: 'Quokka Tide Tables',
+    description: 'Tide predictions for harbours.',
+    pricing: { currency: 'USDC', pricePerRequest: '0.0025' },
+    x402Config: { paymentAddress: '0x2222222222222222222222222222222222222222', network: 'base' },
+    supportedChains: ['polygon']
+  }))
+  t.equal(created.statusCode, 201)
+  await app.searchReady()
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+
+  const client = new Client({ name: 'catalog-test-agent', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${address}/mcp`)))
+  t.teardown(async () => { await client.close() })
+  t.match(client.getInstructions(), /x402/)
+
+  const { tools } = await client.listTools()
+  t.same(tools.map((tool) => tool.name).sort(), ['get_service', 'get_service_status', 'list_categories', 'search_services'])
+  const search = tools.find((tool) => tool.name === 'search_services')
+  t.ok(search?.inputSchema.properties?.query !== undefined && search.inputSchema.properties.maxPricePerRequest !== undefined, 'input schema lists the filters')
+  t.ok(tools.every((tool) => tool.annotations?.readOnlyHint === true), 'every tool is read-only')
+
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> => await client.callTool({ name, arguments: args }) as CallToolResult
+  const payload = <T>(res: CallToolResult): T => {
+    t.notOk(res.isError, JSON.stringify(res.content))
+    const first = res.content[0]
+    t.same(JSON.parse(first?.type === 'text' ? first.text : 'null'), res.structuredContent, 'text and structured content agree')
+    return res.structuredContent as T
+  }
+
+  const typo = payload<{ total: number, results: AgentService[] }>(await call('search_services', { query: 'quokka tyde tables' }))
+  const top = typo.results[0] as AgentService
+  t.equal(top.name, 'Quokka Tide Tables', 'typo-tolerant search')
+  t.equal(top.endpoint, (created.json() as { endpoint: string }).endpoint)
+  t.equal(top.method, 'GET')
+  t.match(top.payment, {
+    network: 'eip155:8453',
+    networkName: 'base',
+    payTo: '0x2222222222222222222222222222222222222222',
+    asset: resolveNetwork('base')?.usdc,
+    currency: 'USDC',
+    price: '0.0025',
+    amount: '2500'
+  })
+  t.match(top.payment.asset, /^0x[0-9a-fA-F]{40}$/, 'the USDC contract on Base')
+  t.same(top.payment.supportedChains.map((c) => c.network), ['eip155:8453', 'eip155:137'])
+  t.equal(top.payment.supportedChains[1]?.asset, resolveNetwork('polygon')?.usdc)
+
+  const sentence = payload<{ results: AgentService[] }>(await call('search_services', { query: '東京の天気を知りたい', limit: 3 }))
+  t.ok(sentence.results.length > 0 && sentence.results.length <= 3)
+  t.equal(sentence.results[0]?.category, 'weather', 'a Japanese sentence finds weather services')
+
+  const solana = payload<{ total: number, results: AgentService[] }>(await call('search_services', { network: 'solana', maxPricePerRequest: '0.01', limit: 50 }))
+  t.ok(solana.total > 0, 'lists by filters without a query')
+  t.ok(solana.results.every((s) => s.payment.supportedChains.some((c) => c.network.startsWith('solana:')) && Number(s.payment.price) <= 0.01))
+  const solanaService = solana.results.find((s) => s.payment.network.startsWith('solana:'))
+  t.equal(solanaService?.payment.asset, resolveNetwork(solanaService?.payment.network ?? '')?.usdc, 'a Solana service pays in the USDC mint')
+  const trust = solana.results.map((s) => s.trustScore)
+  t.same(trust, [...trust].sort((a, b) => b - a), 'most trusted first')
+
+  const detail = payload<AgentService & { monitoring: { uptimeScore: number | null, txCount: number } }>(await call('get_service', { id: top.id }))
+  t.equal(detail.id, top.id)
+  t.equal(detail.monitoring.txCount, 0)
+  const status = payload<{ id: string, status: string, trustScore: number }>(await call('get_service_status', { id: top.id }))
+  t.same(status, (await app.inject(`/api/services/${top.id}/status`)).json(), 'the same status as the HTTP API')
+  const categories = payload<{ categories: Array<{ id: string, count: number, nameJa: string }> }>(await call('list_categories'))
+  t.same(categories.categories.map((c) => [c.id, c.count]), ((await app.inject('/api/categories')).json() as Array<{ id: string, count: number }>).map((c) => [c.id, c.count]))
+
+  const missing = await call('get_service', { id: 'svc_' + 'a'.repeat(24) })
+  t.ok(missing.isError)
+  t.match(JSON.stringify(missing.content), /not found/)
+  const malformed = await call('get_service_status', { id: 'nope' })
+  t.ok(malformed.isError, 'a malformed id is a tool error')
+  const badFilter = await call('search_services', { query: 'weather', category: 'nope' })
+  t.ok(badFilter.isError)
+  t.match(JSON.stringify(badFilter.content), /category/, 'the error names the field')
+  const badNetwork = await call('search_services', { query: 'weather', network: 'toString' })
+  t.ok(badNetwork.isError)
+  t.match(JSON.stringify(badNetwork.content), /network: unknown network/, 'named as this tool\'s argument, network')
+  const tooMany = await call('search_services', { query: 'weather', limit: 500 })
+  t.ok(tooMany.isError, 'limit is bounded')
+
+  // Plain HTTP: no session state to open or close in stateless mode.
+  const get = await fetch(`${address}/mcp`)
+  t.equal(get.status, 405)
+  t.equal(get.headers.get('allow'), 'POST')
+})

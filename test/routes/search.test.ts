@@ -1,0 +1,152 @@
+import { test } from 'tap'
+import { build, register, validBody } from '../helper.js'
+
+interface Result { service: { id: string, name: string, category: string, pricing: { pricePerRequest: string } }, score: number, matchedTokens: string[], reason?: string, matches?: Array<{ word: string, term: string, attribute: string, kind: string }> }
+
+test('search endpoints validate their input and never fail on odd queries', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  for (const url of ['/api/catalog/search', '/api/services/search/intent']) {
+    const missing = await app.inject(url)
+    t.equal(missing.statusCode, 400, `${url} without q`)
+    t.equal(missing.json().field, 'q')
+    for (const blank of ['', '%20%20', '%E3%80%80']) {
+      const res = await app.inject(`${url}?q=${blank}`)
+      t.equal(res.statusCode, 400, `${url} with blank q "${blank}"`)
+      t.equal(res.json().field, 'q')
+    }
+    const long = await app.inject(`${url}?q=${'a'.repeat(201)}`)
+    t.equal(long.statusCode, 400, 'over the 200-character cap')
+    t.match(long.json().message, /200/)
+    t.equal((await app.inject(`${url}?q=${'天'.repeat(200)}`)).statusCode, 200, '200 characters is accepted')
+    t.equal((await app.inject(`${url}?q=weather&limit=101`)).statusCode, 400)
+    t.equal((await app.inject(`${url}?q=weather&sort=name`)).json().field, 'sort')
+    for (const odd of ['"', '*', 'weather OR 1=1', 'NEAR(a b)', "'; DROP TABLE docs_1; --", '%00', '🙂🙂', 'a"b*c^d:', '-weather', '{name}: x', 'ﾃﾝｷ ＡＰＩ', 'x'.repeat(200)]) {
+      const res = await app.inject(`${url}?q=${encodeURIComponent(odd)}`)
+      t.equal(res.statusCode, 200, `${url} q=${odd.slice(0, 20)} is answered`)
+      t.ok(Array.isArray(res.json().results))
+    }
+  }
+  const blankQuery = await app.inject('/api/services?query=%20')
+  t.equal(blankQuery.statusCode, 400)
+  t.equal(blankQuery.json().field, 'query')
+})
+
+test('catalog search: shape, typo tolerance, prefixes and scores in order', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const res = await app.inject('/api/catalog/search?q=wether%20forcast')
+  t.equal(res.statusCode, 200)
+  const body = res.json() as { query: string, total: number, results: Result[] }
+  t.equal(body.query, 'wether forcast')
+  t.ok(body.total >= 1)
+  const top = body.results[0] as Result
+  t.match(top.service.name, /Weather/)
+  t.same(top.matchedTokens, ['wether', 'forcast'])
+  t.match(top.matches, [{ word: 'wether', term: 'weather', kind: 'typo' }, { word: 'forcast', term: 'forecast', kind: 'typo' }])
+  const scores = body.results.map((r) => r.score)
+  t.same(scores, [...scores].sort((a, b) => b - a), 'scores descend')
+  t.ok(scores.every((s) => s >= 0 && s <= 1))
+
+  const exact = (await app.inject('/api/catalog/search?q=weather')).json() as { results: Result[] }
+  t.ok((exact.results[0] as Result).score > top.score, 'an exact match outscores a typo match')
+
+  const short = (await app.inject('/api/catalog/search?q=smss')).json() as { total: number }
+  t.equal(short.total, 0, 'words of 4 characters or fewer get no typo')
+  const prefix = (await app.inject('/api/catalog/search?q=screensh')).json() as { results: Result[] }
+  t.match(prefix.results[0]?.service.name, /Screenshot/, 'the last word matches as a prefix')
+  t.match(prefix.results[0]?.matches, [{ kind: 'prefix', term: 'screenshot' }])
+  const paged = (await app.inject('/api/catalog/search?q=api&limit=2&offset=2')).json() as { total: number, results: Result[] }
+  const all = (await app.inject('/api/catalog/search?q=api&limit=100')).json() as { total: number, results: Result[] }
+  t.equal(paged.total, all.total)
+  t.same(paged.results.map((r) => r.service.id), all.results.slice(2, 4).map((r) => r.service.id), 'paging follows the ranking')
+})
+
+test('Japanese: readings, half-width, compounds and synonyms meet', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const names = async (q: string): Promise<string[]> =>
+    ((await app.inject(`/api/catalog/search?q=${encodeURIComponent(q)}`)).json() as { results: Result[] }).results.map((r) => r.service.name)
+  const kanji = await names('天気')
+  t.ok(kanji.length > 0)
+  // The same services; the order may differ, since synonyms (天気 ↔ weather) hang on the kanji spelling.
+  t.same((await names('てんき')).sort(), [...kanji].sort(), 'hiragana finds what kanji finds')
+  t.same((await names('テンキ')).sort(), [...kanji].sort(), 'katakana finds what kanji finds')
+  t.same((await names('ﾃﾝｷ')).sort(), [...kanji].sort(), 'half-width katakana too')
+  t.match((await names('音声認識'))[0], /音声認識/, 'a compound inside リアルタイム音声認識')
+  t.ok((await names('weather')).some((name) => /天気/.test(name)), 'weather finds the Japanese 天気 service (synonym)')
+  t.ok((await names('株価')).some((name) => /[Ss]tock/.test(name)), '株価 finds English stock services')
+})
+
+test('intent search: content words only, reasons in the query language', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const ja = (await app.inject(`/api/services/search/intent?q=${encodeURIComponent('東京の天気予報を教えてください')}`)).json() as { query: string, tokens: string[], results: Result[] }
+  t.equal(ja.query, '東京の天気予報を教えてください')
+  t.notOk(ja.tokens.some((token) => ['の', 'を', '教える', 'ください', 'くださる'].includes(token)), 'particles and request phrasing are dropped')
+  t.ok(ja.tokens.includes('天気'))
+  t.match(ja.results[0]?.service.name, /天気/)
+  t.match(ja.results[0]?.reason, /「天気」.*一致/, 'the reason is Japanese and names the word')
+  const scores = ja.results.map((r) => r.score)
+  t.same(scores, [...scores].sort((a, b) => b - a))
+
+  const en = (await app.inject(`/api/services/search/intent?q=${encodeURIComponent('I want to find an API that converts speech to text please')}`)).json() as { tokens: string[], results: Result[] }
+  t.notOk(en.tokens.some((token) => ['i', 'want', 'to', 'find', 'an', 'api', 'please'].includes(token)), 'conversational filler is dropped')
+  t.ok(en.tokens.includes('speech') && en.tokens.includes('text'))
+  t.match(en.results[0]?.service.name, /Speech to Text/, 'word order counts: speech-to-text before text-to-speech')
+  t.match(en.results[0]?.reason, /^"speech" is in the name/)
+  t.same(Object.keys(en.results[0] ?? {}).sort(), ['matchedTokens', 'reason', 'score', 'service'], 'the seed shape, nothing more')
+})
+
+test('keyword search on the list combines with filters, sorting and paging', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const relevance = await app.inject('/api/services?query=translation')
+  t.equal(relevance.statusCode, 200)
+  const ranked = relevance.json() as Array<{ id: string, name: string, category: string, pricing: { pricePerRequest: string } }>
+  t.ok(Array.isArray(ranked) && ranked.length > 0, 'still a plain array')
+  t.equal(Number(relevance.headers['x-total-count']), ranked.length)
+  const filtered = (await app.inject('/api/services?query=translation&category=translation')).json() as typeof ranked
+  t.ok(filtered.length > 0 && filtered.every((s) => s.category === 'translation'))
+  t.ok(filtered.length <= ranked.length)
+  const byPrice = (await app.inject('/api/services?query=api&sortBy=price&limit=100')).json() as typeof ranked
+  const prices = byPrice.map((s) => Number(s.pricing.pricePerRequest))
+  t.same(prices, [...prices].sort((a, b) => a - b), 'sortBy overrides relevance')
+  const cheap = await app.inject('/api/services?query=api&maxPricePerRequest=0.001&limit=100')
+  t.ok((cheap.json() as typeof ranked).every((s) => Number(s.pricing.pricePerRequest) <= 0.001))
+  const pageTwo = (await app.inject('/api/services?query=api&sortBy=name&limit=5&offset=5')).json() as typeof ranked
+  t.same(pageTwo.map((s) => s.id), byPrice.length > 0 ? (await app.inject('/api/services?query=api&sortBy=name&limit=100')).json().slice(5, 10).map((s: { id: string }) => s.id) : [])
+  t.equal((await app.inject('/api/services?query=zzqxj')).json().length, 0)
+})
+
+test('a registration is searchable right away, and health reports the index', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const before = (await app.inject('/api/catalog/search?q=quokkafy')).json() as { total: number }
+  t.equal(before.total, 0, 'nothing yet (and that answer is now cached)')
+  const res = await register(app, validBody({ name: 'Quokkafy Lens', description: '有袋類の写真を判定する画像認識 API' }))
+  t.equal(res.statusCode, 201)
+  await app.searchReady()
+  const found = (await app.inject('/api/catalog/search?q=quokkafy')).json() as { results: Result[] }
+  t.equal(found.results[0]?.service.id, res.json().id, 'a change to the index empties the search cache')
+  const japanese = (await app.inject(`/api/services/search/intent?q=${encodeURIComponent('有袋類を判定したい')}`)).json() as { results: Result[] }
+  t.equal(japanese.results[0]?.service.id, res.json().id)
+  const health = (await app.inject('/health')).json()
+  t.match(health, { status: 'ok', search: { status: 'ok', engine: 'sqlite', indexer: 'embedded', documents: 1, lag: 0 } })
+})
+
+test('a search thread (CATALOG_SEARCH_THREADS=1) answers exactly like the API thread', async (t) => {
+  const cached = await build(t, { searchThreads: 0 })
+  const uncached = await build(t, { searchThreads: 1 })
+  await cached.searchReady()
+  await uncached.searchReady()
+  for (const q of ['wether forcast', 'てんき', 'api']) {
+    const url = `/api/catalog/search?q=${encodeURIComponent(q)}`
+    const a = (await cached.inject(url)).json()
+    const again = (await cached.inject(url)).json()
+    const b = (await uncached.inject(url)).json()
+    t.same(again, a, `${q}: a repeated search answers the same`)
+    // Two stores seeded at different moments: compare what ranking decides, not timestamps.
+    const ranking = (body: { total: number, results: Result[] }): unknown => [body.total, body.results.map((r) => [r.service.id, r.score, r.matches])]
+    t.same(ranking(b), ranking(a), `${q}: the thread and the API thread agree`)
+  }
+})

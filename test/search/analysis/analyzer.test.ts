@@ -1,0 +1,242 @@
+import { gzipSync } from 'node:zlib'
+import { test } from 'tap'
+import { analyzeField, analyzeIntent, characterBigrams, splitQueryWords } from '../../../src/search/analysis/analyzer.js'
+import { hiraganaToKatakana, isJapanese, katakanaSpelling, normalizeText, splitWords } from '../../../src/search/analysis/normalize.js'
+import { inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
+import { loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
+
+// One dictionary load for the whole file.
+const tokenizer = await loadTokenizer()
+
+const termsOf = (text: string): string[] => analyzeField(text, tokenizer).map((t) => t.term)
+const TERM_SAFE = /^[^\s!-/:-@[-`{-~]+$/u
+
+test('normalizeText folds width, case and spacing', async (t) => {
+  t.equal(normalizeText('ｶﾀｶﾅ'), 'カタカナ')
+  t.equal(normalizeText('ｶﾞｲﾄﾞ'), 'ガイド')
+  t.equal(normalizeText('ＡＰＩ'), 'api')
+  t.equal(normalizeText('  Weather\t\n ＡＰＩ　天気  '), 'weather api 天気')
+})
+
+test('text kuromoji cannot tokenize as such is analysed: NUL and controls as spaces, lone surrogates as U+FFFD', async (t) => {
+  t.equal(normalizeText('天気\u0000予報\u0007api'), '天気 予報 api')
+  t.equal(normalizeText('a\ud800b\udfffc 😀'), 'a\ufffdb\ufffdc 😀', 'paired surrogates stay')
+  for (const text of ['\u0000', '天気\u0000予報', '\ud800天気', '天気\ud83d', 'x\ud83dy']) {
+    t.doesNotThrow(() => analyzeIntent(text, tokenizer), JSON.stringify(text))
+    t.doesNotThrow(() => analyzeField(text, tokenizer), JSON.stringify(text))
+  }
+  t.same(analyzeIntent('天気\u0000予報', tokenizer).tokens.map((w) => w.text), analyzeIntent('天気 予報', tokenizer).tokens.map((w) => w.text))
+})
+
+test('kana and script helpers', async (t) => {
+  t.equal(hiraganaToKatakana('てんき API'), 'テンキ API')
+  t.equal(katakanaSpelling('てんき'), 'テンキ')
+  t.equal(katakanaSpelling('知る'), undefined)
+  t.ok(isJapanese('天気'))
+  t.ok(isJapanese('ひらがな'))
+  t.ok(isJapanese('カタカナ api'))
+  t.notOk(isJapanese('weather api'))
+  t.same(splitWords('x402対応 gpt-4o、天気api'), ['x402', '対応', 'gpt', '4o', '天気', 'api'])
+})
+
+test('the tokenizer is loaded once and shared', async (t) => {
+  const first = loadTokenizer()
+  const second = loadTokenizer()
+  t.equal(first, second)
+  t.equal(await first, tokenizer)
+})
+
+test('a failed dictionary load is reported and retried on the next call', async (t) => {
+  let reads = 0
+  const { loadTokenizer: load } = await t.mockImport<typeof import('../../../src/search/analysis/tokenizer.js')>(
+    '../src/search/analysis/tokenizer.js',
+  {
+    'node:fs': {
+      readFile: (_file: string, done: (err: Error | null) => void) => {
+        reads++
+        setImmediate(() => { done(new Error('dictionary missing')) })
+      },
+    },
+  }
+  )
+  await t.rejects(load(), /dictionary missing/)
+  const before = reads
+  await t.rejects(load(), /dictionary missing/)
+  t.ok(before > 0 && reads > before, 'the second call reads the dictionary again')
+})
+
+test('a dictionary file inflates into a buffer of exactly its size', async (t) => {
+  const bytes = Buffer.alloc(100_000)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 251
+  const inflated = inflateDictionary(gzipSync(bytes))
+  t.equal(inflated.byteLength, bytes.length)
+  t.ok(Buffer.from(inflated).equals(bytes))
+  // kuromoji views some files as Int32Array/Int16Array: the length must be exact.
+  t.equal(new Int32Array(inflated).length, 25_000)
+
+  const tiny = Buffer.from('unk')
+  t.ok(Buffer.from(inflateDictionary(gzipSync(tiny))).equals(tiny), 'files under 64 bytes')
+
+  // A trailer announcing the wrong size is an error (gzip checks it), not a short dictionary.
+  const lying = gzipSync(bytes)
+  lying.writeUInt32LE(1000, lying.length - 4)
+  t.throws(() => inflateDictionary(lying), 'a corrupt trailer fails the gzip check')
+
+  t.throws(() => inflateDictionary(Buffer.from('not gzip at all')))
+})
+
+test('dictionary padding is dropped, keeping the data and a terminator', async (t) => {
+  const padded = new Uint8Array(4096)
+  padded.set([1, 2, 3, 0, 5], 0)
+  const trimmed = new Uint8Array(withoutPadding(padded.buffer))
+  t.equal(trimmed.length, 24, 'five data bytes, sixteen zeros kept, a multiple of 4')
+  t.same([...trimmed.subarray(0, 5)], [1, 2, 3, 0, 5])
+  t.ok(trimmed.subarray(5).every((b) => b === 0))
+  const full = new Uint8Array(8).fill(9)
+  t.equal(withoutPadding(full.buffer), full.buffer, 'nothing to drop: the same buffer, no copy')
+  t.equal(withoutPadding(new ArrayBuffer(64)).byteLength, 16, 'all padding')
+})
+
+test('English fields split into words, one position each', async (t) => {
+  t.same(analyzeField('Weather forecast API, 7-day!', tokenizer), [
+    { term: 'weather', position: 0 },
+    { term: 'forecast', position: 1 },
+    { term: 'api', position: 2 },
+    { term: '7', position: 3 },
+    { term: 'day', position: 4 },
+  ])
+})
+
+test('天気 is indexed with its reading, so a hiragana query meets it', async (t) => {
+  const indexed = analyzeField('天気', tokenizer)
+  t.same(indexed, [{ term: '天気', position: 0 }, { term: 'テンキ', position: 0 }])
+
+  const [word] = splitQueryWords('てんき')
+  t.same(word, { text: 'てんき', forms: ['てんき', 'テンキ'] })
+  t.ok(word!.forms.some((form) => indexed.some((i) => i.term === form)))
+
+  // A hiragana spelling in the text is indexed in katakana too.
+  t.ok(termsOf('てんきを調べる').includes('テンキ'))
+})
+
+test('particles and auxiliaries are not indexed; inflected words add their dictionary form', async (t) => {
+  const indexed = analyzeField('天気を知りたい', tokenizer)
+  const terms = indexed.map((i) => i.term)
+  t.notOk(terms.includes('を'))
+  t.notOk(terms.includes('たい'))
+  t.ok(terms.includes('知る'))
+  t.same(
+    indexed.filter((i) => i.term === '天気' || i.term === '知る'),
+    [{ term: '天気', position: 0 }, { term: '知る', position: 1 }]
+  )
+})
+
+test('long kanji/katakana runs also yield every character bigram', async (t) => {
+  const indexed = analyzeField('リアルタイム音声認識API', tokenizer)
+  const terms = indexed.map((i) => i.term)
+  for (const term of ['リアルタイム', '音声', '認識', '声認', 'ム音', 'api']) t.ok(terms.includes(term), term)
+  // A bigram sits at the position of the token holding its first character.
+  t.ok(indexed.some((i) => i.term === '声認' && i.position === 1))
+  t.ok(indexed.some((i) => i.term === 'ム音' && i.position === 0))
+  // Two-character runs are left to kuromoji.
+  t.notOk(termsOf('天気のapi').includes('気の'))
+  t.same(characterBigrams('音声認識'), ['音声', '声認', '認識'])
+  t.same(characterBigrams('天気'), [])
+  // A bigram starting in a dropped particle (迄 = まで) goes to the nearest kept token.
+  t.ok(analyzeField('天気迄予報', tokenizer).some((i) => i.term === '迄予' && i.position === 0))
+  t.ok(analyzeField('迄天気予報', tokenizer).some((i) => i.term === '迄天' && i.position === 0))
+  // An unknown astral kanji (tagged 記号 by kuromoji) still counts as a word.
+  t.same(termsOf('𠮷野家の天気').filter((term) => term.startsWith('𠮷')), ['𠮷', '𠮷野'])
+})
+
+test('words in other scripts inside Japanese text stay whole and lowercased', async (t) => {
+  const terms = termsOf('PDFを画像に変換するx402対応のGPT-4o API。天気はcafé')
+  for (const term of ['pdf', 'x402', 'gpt', '4o', 'api', 'café', '画像', '変換']) t.ok(terms.includes(term), term)
+  t.notOk(terms.includes('x'))
+  t.notOk(terms.includes('402'))
+})
+
+test('indexed terms are space- and punctuation-free and unique per position', async (t) => {
+  const indexed = analyzeField('「東京」の天気・予報 (ﾘｱﾙﾀｲﾑ) を e-mail & SMS で！ 東京 東京', tokenizer)
+  t.ok(indexed.length > 0)
+  for (const { term } of indexed) t.match(term, TERM_SAFE, term)
+  const keys = indexed.map((i) => `${i.position}:${i.term}`)
+  t.equal(new Set(keys).size, keys.length)
+  // Positions follow sentence punctuation correctly.
+  const later = analyzeField('ニュースを読む。天気。', tokenizer)
+  t.ok(later.some((i) => i.term === '天気' && i.position === 2))
+})
+
+test('splitQueryWords does no morphology', async (t) => {
+  t.same(splitQueryWords('天気予報 api'), [
+    { text: '天気予報', forms: ['天気予報'] },
+    { text: 'api', forms: ['api'] },
+  ])
+  t.same(
+    splitQueryWords('ＷＥＡＴＨＥＲ, gpt-4o/てんき てんき').map((w) => w.text),
+    ['weather', 'gpt', '4o', 'てんき']
+  )
+  t.same(splitQueryWords(' !? '), [])
+})
+
+test('analyzeIntent keeps what an English request is about', async (t) => {
+  t.same(analyzeIntent('I want to find a weather API please', tokenizer), {
+    tokens: [{ text: 'weather', forms: ['weather'] }],
+    language: 'en',
+  })
+  t.same(
+    analyzeIntent("I'm looking for an OCR service that can read receipts", tokenizer).tokens.map((w) => w.text),
+    ['ocr', 'read', 'receipts']
+  )
+})
+
+test('analyzeIntent keeps what a Japanese request is about', async (t) => {
+  const intent = analyzeIntent('東京の天気予報を教えてください', tokenizer)
+  t.equal(intent.language, 'ja')
+  const texts = intent.tokens.map((w) => w.text)
+  t.ok(texts.includes('東京'))
+  t.ok(texts.includes('天気') || texts.includes('天気予報'))
+  t.ok(texts.includes('予報') || texts.includes('天気予報'))
+  for (const dropped of ['の', 'を', '教える', '教え', 'ください', 'くださる', 'て']) t.notOk(texts.includes(dropped), dropped)
+  t.same(intent.tokens.find((w) => w.text === '天気')?.forms, ['天気', 'テンキ'])
+
+  t.same(
+    analyzeIntent('おすすめの為替レートAPIを使いたい', tokenizer).tokens.map((w) => w.text),
+    ['為替', 'レート']
+  )
+  t.same(analyzeIntent('翻訳用の日本語apiはありますか', tokenizer).tokens.map((w) => w.text), ['翻訳', '日本語'])
+})
+
+test('analyzeIntent falls back to request words rather than nothing', async (t) => {
+  const sagasu = analyzeIntent('探して', tokenizer)
+  t.same(sagasu.tokens.map((w) => w.text), ['探す'])
+  t.ok(sagasu.tokens[0]!.forms.includes('探し'))
+  t.same(analyzeIntent('please', tokenizer).tokens.map((w) => w.text), ['please'])
+  t.same(analyzeIntent('!!! ？', tokenizer), { tokens: [], language: 'en' })
+  t.same(analyzeIntent('', tokenizer), { tokens: [], language: 'en' })
+})
+
+test('synonyms are normalized, symmetric and exported for Meilisearch', async (t) => {
+  t.ok(SYNONYM_GROUPS.length >= 30)
+  const unnormalized = SYNONYM_GROUPS.flat().filter((entry) => entry !== normalizeText(entry))
+  t.same(unnormalized, [])
+
+  const synonyms = loadSynonyms()
+  t.ok(synonyms.get('weather')?.includes('天気'))
+  t.ok(synonyms.get('天気')?.includes('weather'))
+  t.equal(synonyms.get('てんき'), undefined)
+  const asymmetric: string[] = []
+  for (const [term, others] of synonyms) {
+    if (others.includes(term)) asymmetric.push(`${term} → itself`)
+    for (const other of others) if (!synonyms.get(other)?.includes(term)) asymmetric.push(`${other} → ${term} missing`)
+  }
+  t.same(asymmetric, [])
+  // Multi-word entries only go to Meilisearch.
+  t.notOk(synonyms.has('exchange rate'))
+  t.notOk([...synonyms.values()].some((others) => others.includes('exchange rate')))
+
+  const meili = toMeilisearchSynonyms()
+  t.ok(meili['exchange rate']?.includes('為替'))
+  t.ok(meili['為替']?.includes('exchange rate'))
+  t.notOk(meili['weather']?.includes('weather'))
+})

@@ -1,0 +1,141 @@
+/** The in-memory index's building blocks: stored term encoding, posting lists, slots. */
+import { test } from 'tap'
+import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexRow } from '../../../src/search/sqlite/memory-index.js'
+import type { PlannedWord } from '../../../src/search/sqlite/query-plan.js'
+import { rank, Scratch } from '../../../src/search/sqlite/ranking.js'
+import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } from '../../../src/search/sqlite/terms.js'
+
+test('stored terms: the first four forms of a word keep its position, further forms and bigrams do not', async (t) => {
+  const forms = ['天気', 'テンキ', 'てんき', 'tenki', 'extra'].map((term) => ({ term, position: 3 }))
+  t.same(encodeTerms([...forms, { term: '天気予', position: 3, bigram: true }, { term: 'weather', position: 0 }]),
+    ['天気', 3, 'テンキ', 3, 'てんき', 3, 'tenki', 3, 'extra', LOOSE, '天気予', BIGRAM, 'weather', 0])
+  t.same(encodeCategoryTerms([{ term: '天気', position: 1 }, { term: '気予', position: 1, bigram: true }]), ['天気', 1, 0, '気予', 1, 1], 'category terms keep positions, bigrams flagged')
+})
+
+test('postings: appended in slot order, found by slot, trimmed to size', async (t) => {
+  const posting = new Posting(1)
+  for (const slot of [1, 4, 4, 9]) posting.push(((slot << 10) | (slot === 4 && posting.find(4) >= 0 ? DESCRIPTION_BIT : 0) | 7) >>> 0)
+  t.equal(posting.length, 4)
+  t.equal(posting.find(4), 1, 'the first entry of the slot')
+  t.equal(posting.find(5), -1)
+  t.equal(posting.find(9), 3)
+  t.equal(slotOf(posting.entries[3] as number), 9)
+  t.ok(posting.entries.length >= 4)
+  posting.trim()
+  t.equal(posting.entries.length, 4)
+  t.equal(posting.bytes, 16)
+})
+
+function row (rowid: number, overrides: Partial<IndexRow> = {}): IndexRow {
+  return {
+    rowid,
+    id: `svc_${rowid}`,
+    category: 'weather',
+    status: 'verified',
+    priceAtomic: 1000,
+    trustScore: 50,
+    nameSort: `service ${rowid}`,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    chains: ['eip155:8453', 'eip155:8453'],
+    terms: [encodeTerms([{ term: 'tokyo', position: 0 }, { term: 'weather', position: 1 }, { term: 'tokyo', position: 5 }]), encodeTerms([{ term: 'forecast', position: 600 }])],
+    ...overrides
+  }
+}
+
+test('documents: one entry per term and attribute at its first position, dead slots, vocabulary', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  index.setCategoryTerms('weather', encodeCategoryTerms([{ term: 'weather', position: 0 }, { term: '天気', position: 1 }, { term: '天気予', position: 1, bigram: true }]))
+  t.equal(index.add(row(5)), 0)
+  t.equal(index.add(row(5)), 0, 'a row already held keeps its slot')
+  t.equal(index.add(row(2000, { chains: ['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'] })), 1, 'rowids far apart are fine')
+  const tokyo = index.postings.get('tokyo') as Posting
+  t.equal(tokyo.length, 2, 'tokyo twice in a name is one entry per document')
+  t.equal((tokyo.entries[0] as number) & NO_POSITION, 0, 'at its first position')
+  const forecast = index.postings.get('forecast') as Posting
+  t.equal((forecast.entries[0] as number) & DESCRIPTION_BIT, DESCRIPTION_BIT)
+  t.equal((forecast.entries[0] as number) & NO_POSITION, NO_POSITION - 1, 'positions beyond the range are capped')
+  t.same(index.categoryTerms.get('天気'), [[0, 1]])
+  t.ok(index.vocabulary.has('天気') && !index.vocabulary.has('天気予'), 'category words are vocabulary, bigrams are not')
+  t.same(index.chainSetMembers[index.chainSet[0] as number], ['eip155:8453'], 'chains deduplicated')
+
+  index.remove(5)
+  index.remove(5)
+  index.remove(77)
+  t.same([index.live, index.dead, index.has(5), index.has(2000)], [1, 1, false, true])
+  t.equal(index.add(row(5)), 2, 'a row coming back gets a new slot')
+  const bytes = index.bytes()
+  t.ok(bytes.postings > 0 && bytes.documents > 0 && bytes.terms > 0)
+})
+
+test('ranking scratch: marks of an earlier query never leak into a later one', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  const words = (...list: string[]): EncodedTerms => encodeTerms(list.map((term, position) => ({ term, position })))
+  for (let rowid = 1; rowid <= 60; rowid++) {
+    index.add(row(rowid, { trustScore: rowid % 7, terms: [words(...(rowid % 2 === 0 ? ['tokyo', 'weather'] : ['osaka', 'rain'])), words(rowid % 3 === 0 ? 'forecast' : 'radar', 'tokyo')] }))
+  }
+  const plan = (...texts: string[]): PlannedWord[] => texts.map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
+  const queries = [plan('tokyo', 'weather'), plan('osaka'), plan('forecast', 'tokyo'), plan('rain', 'radar', 'tokyo')]
+  const page = { limit: 10, offset: 3 }
+  const fresh = queries.map((p) => rank(index, new Scratch(), { plan: p, filter: {}, page }))
+  const reused = new Scratch()
+  for (const order of [[0, 1, 2, 3], [3, 2, 1, 0]]) {
+    const results = order.map((i) => rank(index, reused, { plan: queries[i] as PlannedWord[], filter: {}, page }))
+    t.ok(results.every((result, k) => result.total > 0 && JSON.stringify(result) === JSON.stringify(fresh[order[k] as number])), `queries ${order.join(',')}: each answer equals the one from a fresh scratch`)
+  }
+})
+
+test('ranking: proximity counts words met in the category text', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  index.setCategoryTerms('near', encodeCategoryTerms([{ term: 'alpha', position: 0 }, { term: 'beta', position: 1 }]))
+  index.setCategoryTerms('far', encodeCategoryTerms([{ term: 'alpha', position: 0 }, { term: 'beta', position: 7 }]))
+  const plain = encodeTerms([{ term: 'service', position: 0 }])
+  // Without proximity, trust would put the "far" one first.
+  index.add(row(1, { category: 'far', trustScore: 90, terms: [plain, plain] }))
+  index.add(row(2, { category: 'near', trustScore: 10, terms: [plain, plain] }))
+  const plan: PlannedWord[] = ['alpha', 'beta'].map((text) => ({ text, candidates: [{ term: text, kind: 'exact', typos: 0 }] }))
+  const ranked = rank(index, new Scratch(), { plan, filter: {}, page: { limit: 10, offset: 0 } })
+  t.same(ranked.docs.map((doc) => index.ids[doc.slot]), ['svc_2', 'svc_1'], 'adjacent in the category text ranks first')
+  t.ok((ranked.docs[0]?.proximity ?? Infinity) < (ranked.docs[1]?.proximity ?? -Infinity))
+})
+
+test('a bulk load holds the same postings and columns as rows added one by one, and grows after it', async (t) => {
+  // 30,000 rows, ~12 terms each: > 262,144 entries, so the pool spans several pages, and
+  // the common terms span many blocks of the largest size.
+  const rows = Array.from({ length: 30_000 }, (_, i) => row(i * 2 + 1, {
+    category: ['weather', 'finance', 'maps'][i % 3] as string,
+    priceAtomic: i,
+    terms: [
+      encodeTerms(['common', `mid${i % 97}`, `rare${i}`, 'common', `x${i % 7}`].map((term, position) => ({ term, position }))),
+      encodeTerms(['desc', `mid${i % 89}`, `y${i % 1013}`, `z${(i * 7) % 5003}`, 'last'].map((term, position) => ({ term, position: position * 3 })))
+    ]
+  }))
+  const oneByOne = new MemoryIndex(1, 0)
+  for (const r of rows) oneByOne.add(r)
+  const bulk = new MemoryIndex(1, 0)
+  bulk.beginBulkLoad(rows.length, rows.at(-1)?.rowid ?? 0)
+  for (const r of rows) bulk.add(r)
+  bulk.endBulkLoad()
+
+  const contents = (index: MemoryIndex): Map<string, number[]> => new Map([...index.postings].map(([term, posting]) => [term, Array.from(posting.entries.subarray(0, posting.length))]))
+  const expected = contents(oneByOne)
+  const actual = contents(bulk)
+  t.equal(actual.size, expected.size)
+  t.equal([...expected].filter(([term, entries]) => JSON.stringify(actual.get(term)) !== JSON.stringify(entries)).length, 0, 'every posting, entry for entry')
+  t.equal(actual.get('common')?.length, 30_000)
+  t.ok([...expected.values()].reduce((sum, entries) => sum + entries.length, 0) > 2 ** 18)
+  t.same([bulk.slots, bulk.live, Array.from(bulk.price.subarray(0, 5)), bulk.ids.slice(-2)], [oneByOne.slots, oneByOne.live, Array.from(oneByOne.price.subarray(0, 5)), oneByOne.ids.slice(-2)])
+  t.ok(bulk.bytes().postings <= oneByOne.bytes().postings, 'no spare capacity after the load')
+
+  // After the load, postings are views into one buffer: appending must not touch a neighbour.
+  const neighbour = Array.from((bulk.postings.get('rare1') as Posting).entries)
+  const slot = bulk.add(row(70_001, { terms: [encodeTerms([{ term: 'rare0', position: 0 }, { term: 'fresh', position: 1 }]), []] }))
+  t.equal(slot, 30_000)
+  const rare0 = bulk.postings.get('rare0') as Posting
+  t.same(Array.from(rare0.entries.subarray(0, rare0.length)).map(slotOf), [0, 30_000])
+  t.same(Array.from((bulk.postings.get('rare1') as Posting).entries), neighbour)
+  t.equal(bulk.postings.get('fresh')?.length, 1)
+  bulk.remove(1)
+  t.same([bulk.live, bulk.has(1), bulk.has(70_001)], [30_000, false, true])
+
+  t.throws(() => { bulk.beginBulkLoad(1, 1) }, /empty index/)
+})

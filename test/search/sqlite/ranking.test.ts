@@ -1,0 +1,117 @@
+import { test } from 'tap'
+import { prng } from '../../../bench/generate.js'
+import { planQuery, segment } from '../../../src/search/sqlite/query-plan.js'
+import { explainMatch } from '../../../src/search/reason.js'
+import type { MatchedToken } from '../../../src/search/search-engine.js'
+import { boundedDistance, sameStartTypos, typoBudget, typosBetween } from '../../../src/search/sqlite/typo.js'
+import { Vocabulary } from '../../../src/search/sqlite/vocabulary.js'
+
+test("Meilisearch's typo budget", async (t) => {
+  t.equal(typoBudget('smss'), 0, '1–4 characters: no typo')
+  t.equal(typoBudget('wether'), 1, '5–8: one')
+  t.equal(typoBudget('translatoin'), 2, '9+: two')
+  t.equal(typoBudget('音声認識'), 0, 'characters, not bytes')
+  t.equal(typosBetween('wether', 'weather'), 1)
+  t.equal(typosBetween('waether', 'weather'), 1, 'a transposition is one typo')
+  t.equal(typosBetween('xeather', 'weather'), undefined, 'a first-letter typo counts as two')
+  t.equal(typosBetween('translashun', 'translation'), undefined, 'three edits is over budget')
+  t.equal(typosBetween('trnslatoin', 'translation'), 2)
+  t.equal(typosBetween('ranslation', 'translation'), 2, 'a dropped first letter costs two')
+  t.equal(typosBetween('weather', 'weather'), undefined, 'no typo is not a typo match')
+  t.equal(boundedDistance([...'abc'], [...'abcdef'], 1), 2, 'stops early past the bound')
+})
+
+test('vocabulary: prefixes by frequency, typo candidates within budget', async (t) => {
+  const vocabulary = new Vocabulary([
+    { term: 'screenshot', documents: 5 }, { term: 'screen', documents: 9 }, { term: 'scraping', documents: 3 },
+    { term: 'weather', documents: 4 }, { term: 'whether', documents: 1 }, { term: 'feather', documents: 2 }
+  ])
+  t.same(vocabulary.prefixed('scre'), ['screen', 'screenshot'], 'most frequent first')
+  t.same(vocabulary.prefixed('screen'), ['screenshot'], 'the word itself is not its own prefix match')
+  t.same(vocabulary.withTypos('wether').map((c) => c.term), ['weather', 'whether'], 'same first letter only, for a one-typo word')
+  t.same(vocabulary.withTypos('wthr'), [], 'short words get no typo candidates')
+})
+
+test('query planning: compounds, readings, synonyms and the prefix switch', async (t) => {
+  const vocabulary = new Vocabulary(['天気', '予報', 'テンキ', 'ヨホウ', 'weather', 'forecast', 'screenshot', 'transcription', '音声', '認識'].map((term) => ({ term, documents: 1 })))
+  t.same(segment('天気予報', vocabulary), ['天気', '予報'])
+  t.same(segment('てんきよほう', vocabulary), ['てんき', 'よほう'], 'kana pieces meet katakana readings')
+  t.same(segment('東京の天気', vocabulary), ['天気'], 'unknown names and particles are skipped')
+  const synonyms = new Map([['天気', ['weather']], ['スクショ', ['screenshot']], ['音声認識', ['transcription']]])
+  const compound = planQuery([{ text: '天気予報', forms: ['天気予報'] }], vocabulary, synonyms)
+  t.same(compound.map((w) => w.text), ['天気', '予報'])
+  t.match(compound[0]?.candidates, [{ term: '天気', kind: 'exact' }, { term: 'weather', kind: 'synonym' }])
+  const slang = planQuery([{ text: 'スクショ', forms: ['スクショ'] }], vocabulary, synonyms)
+  t.same(slang.map((w) => w.text), ['スクショ'], 'a word known through a synonym stays whole')
+  t.ok(slang[0]?.candidates.some((c) => c.term === 'screenshot' && c.kind === 'synonym'))
+  const split = planQuery([{ text: '音声認識', forms: ['音声認識'] }], vocabulary, synonyms)
+  t.ok(split.every((w) => w.candidates.some((c) => c.term === 'transcription')), 'parts keep the synonyms of the whole word')
+  const kanji = planQuery([{ text: '撮る', forms: ['撮る', '撮り', 'トリ'] }], vocabulary, synonyms, { prefixLastWord: false })
+  t.notOk(kanji[0]?.candidates.some((c) => c.term === 'トリ'), 'a kanji word does not match homophones by reading')
+  const prefixed = planQuery([{ text: 'screen', forms: ['screen'] }], vocabulary, synonyms)
+  t.ok(prefixed[0]?.candidates.some((c) => c.kind === 'prefix' && c.term === 'screenshot'))
+  const whole = planQuery([{ text: 'screen', forms: ['screen'] }], vocabulary, synonyms, { prefixLastWord: false })
+  t.notOk(whole[0]?.candidates.some((c) => c.kind === 'prefix'), 'intent queries are whole words')
+})
+
+test('typo candidates equal a full scan of the vocabulary under the same rules', async (t) => {
+  const terms = ['translation', 'ranslation', 'xtranslation', 'rtanslation', 'transaction', 'translations', 'weather', 'whether', 'feather', 'weathers', 'geocoding', 'eocoding', 'geocodinh', 'screenshot', 'screenshots', 'cscreenshot']
+  const vocabulary = new Vocabulary(terms.map((term) => ({ term, documents: 1 })))
+  for (const word of ['ztanslation', 'rtanslation', 'translatoin', 'ranslation', 'wether', 'xeather', 'egocoding', 'geocodnig', 'creenshot', 'sreenshots', 'weathr']) {
+    const expected = terms.flatMap((term) => { const typos = typosBetween(word, term); return typos === undefined ? [] : [`${term}:${typos}`] }).sort()
+    t.same(vocabulary.withTypos(word).map((c) => `${c.term}:${c.typos}`).sort(), expected, word)
+  }
+})
+
+test('typo candidates equal a full scan over a large random vocabulary (letter-set pruning loses nothing)', async (t) => {
+  const random = prng(42)
+  // A small alphabet so that many terms are within one or two edits of each other; a few with
+  // characters whose codes collide mod 32, and a few with surrogate pairs.
+  const alphabet = [...'abcdeé@`', '😀']
+  const wordOf = (length: number): string => Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)] as string).join('')
+  const terms = [...new Set(Array.from({ length: 3000 }, () => wordOf(4 + Math.floor(random() * 8))))]
+  const vocabulary = new Vocabulary(terms.map((term) => ({ term, documents: 1 })))
+  let compared = 0
+  for (let q = 0; q < 300; q++) {
+    const base = [...(terms[Math.floor(random() * terms.length)] as string)]
+    for (let edits = Math.floor(random() * 3); edits > 0; edits--) base.splice(1 + Math.floor(random() * (base.length - 1)), random() < 0.5 ? 1 : 0, ...(random() < 0.7 ? [alphabet[Math.floor(random() * alphabet.length)] as string] : []))
+    const word = base.join('')
+    const expected = terms.flatMap((term) => { const typos = typosBetween(word, term); return typos === undefined ? [] : [{ term, typos }] })
+    const got = vocabulary.withTypos(word)
+    // Past 20 candidates the list is cut by typos then frequency (all equal here): compare what fits.
+    if (expected.length > 20) continue
+    compared++
+    t.same(got.map((c) => `${c.term}:${c.typos}`).sort(), expected.map((c) => `${c.term}:${c.typos}`).sort(), word)
+  }
+  t.ok(compared > 100, `compared ${compared} words`)
+})
+
+test('reasons name the word, the attribute and how it matched, in the query language', async (t) => {
+  const match = (kind: MatchedToken['kind'], typos = 0): MatchedToken => ({ word: 'wether', term: 'weather', attribute: 'description', kind, typos })
+  const cases: Array<[MatchedToken['kind'], number, RegExp, RegExp]> = [
+    ['exact', 0, /^「wether」が説明に一致。$/, /^"wether" is in the description\.$/],
+    ['reading', 0, /読み/, /reading "weather"/],
+    ['synonym', 0, /同義語「weather」/, /"weather", a synonym of "wether"/],
+    ['prefix', 0, /前方一致/, /starts "weather"/],
+    ['bigram', 0, /部分一致/, /part of "weather"/],
+    ['typo', 1, /1文字違い/, /\(1 typo\)/],
+    ['typo', 2, /2文字違い/, /\(2 typos\)/]
+  ]
+  for (const [kind, typos, ja, en] of cases) {
+    t.match(explainMatch([match(kind, typos)], 'ja'), ja, `${kind} in Japanese`)
+    t.match(explainMatch([match(kind, typos)], 'en'), en, `${kind} in English`)
+  }
+  t.equal(explainMatch([match('exact'), { ...match('exact'), word: 'forcast', attribute: 'name' }], 'en'), '"wether" is in the description; "forcast" is in the name.')
+  t.equal(explainMatch([], 'ja'), '一致した語はありません。')
+  t.equal(explainMatch([], 'en'), 'No words matched.')
+})
+
+test('the allocation-free typo count agrees with the reference one', async (t) => {
+  const words = ['weather', 'wether', 'weathr', 'waether', 'translation', 'translatoin', 'trnslatoin', 'transaltion', 'geocoding', 'geocodnig', 'テンキヨホウ', 'テンキヨホ', '𠮷野家の牛丼', '𠮷野家牛丼', 'screenshots', 'screenshot', 'scre']
+  for (const word of words) {
+    for (const term of words) {
+      if ([...word][0] !== [...term][0]) continue
+      t.equal(sameStartTypos(word, term), typosBetween(word, term), `${word} → ${term}`)
+    }
+  }
+})
