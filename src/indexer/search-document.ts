@@ -4,7 +4,7 @@ import type { ServiceRecord } from '../domain/service.js'
 import { analyzeField } from '../search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { SearchDocument } from '../search/search-engine.js'
-import { nameSortKey } from '../store/sqlite/store.js'
+import { nameSortKey } from '../domain/sort-keys.js'
 
 const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
 

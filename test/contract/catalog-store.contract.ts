@@ -10,7 +10,7 @@ import type { ProbeOutcome } from '../../src/domain/probe.js'
 import { DuplicateEndpointError } from '../../src/errors.js'
 import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
-import { nameSortKey } from '../../src/store/sqlite/store.js'
+import { nameSortKey } from '../../src/domain/sort-keys.js'
 import { payToKey } from '../../src/domain/pay-to.js'
 
 /** Opens a fresh, empty store, closed and removed when `t` ends. */

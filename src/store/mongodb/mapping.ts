@@ -10,7 +10,7 @@ import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ApiKeyRecord } from '../catalog-store.js'
-import { nameSortKey } from '../sqlite/store.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
 
 export interface ServiceDocument {
   _id: string

@@ -16,6 +16,7 @@
  * compare (UTF-8 bytes). Ties break by id, in the sort's direction.
  */
 import type { Page, ServiceFilter, ServiceSort, SortField } from '../../domain/catalog-query.js'
+import { compareText } from '../../domain/sort-keys.js'
 
 export interface ListEntry {
   id: string
@@ -36,24 +37,6 @@ export interface ListResult {
   handles: number[]
   /** Exact number of matches. */
   total: number
-}
-
-/** Code-point order of two strings: UTF-16 order, except that surrogate pairs (U+10000 and up) sort above U+E000–U+FFFF. */
-export function compareText (a: string, b: string): number {
-  if (a === b) return 0
-  const n = a.length < b.length ? a.length : b.length
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i)
-    let y = b.charCodeAt(i)
-    if (x !== y) {
-      if (x >= 0xd800 && y >= 0xd800) {
-        x = x >= 0xe000 ? x - 0x800 : x + 0x2000
-        y = y >= 0xe000 ? y - 0x800 : y + 0x2000
-      }
-      return x - y
-    }
-  }
-  return a.length - b.length
 }
 
 /**

@@ -13,6 +13,7 @@ import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { SERVICE_JSON_FORMAT, toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import { payToKey } from '../../domain/pay-to.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ListIndex, type ListEntry } from './list-index.js'
@@ -221,11 +222,6 @@ function fromValues (v: RecordValues | [...RecordValues, number]): ServiceRecord
 
 function fromKeyRow (row: ApiKeyRow): ApiKeyRecord {
   return { id: row.id, name: row.name, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at }
-}
-
-/** Sort key for names: NFKC + lower case, so ＡＰＩ and api sort together. */
-export function nameSortKey (name: string): string {
-  return name.normalize('NFKC').toLowerCase()
 }
 
 export const STORE_FILE = 'catalog.sqlite'

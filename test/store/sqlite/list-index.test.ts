@@ -5,7 +5,8 @@
  */
 import { test, type Test } from 'tap'
 import Database from 'better-sqlite3'
-import { compareText, ListIndex, type ListEntry } from '../../../src/store/sqlite/list-index.js'
+import { compareText } from '../../../src/domain/sort-keys.js'
+import { ListIndex, type ListEntry } from '../../../src/store/sqlite/list-index.js'
 import { join } from 'node:path'
 import { SqliteCatalogStore, STORE_FILE } from '../../../src/store/sqlite/store.js'
 import { toService, toServiceJson, type ServiceRecord } from '../../../src/domain/service.js'
