@@ -114,21 +114,23 @@ export class Vocabulary {
     const first = chars[0] as string
     const found = new Map<string, number>()
     const byLength = this.#byFirstChar.get(first)
-    if (byLength === undefined) return []
     const budget = typoBudget(word)
     const letters = lettersOf(word)
-    // A character edit changes the length in UTF-16 units by up to 2 (a surrogate pair).
-    for (let length = word.length - 2 * budget; length <= word.length + 2 * budget; length++) {
-      const bucket = byLength.get(length)
-      if (bucket === undefined) continue
-      for (let i = 0; i < bucket.terms.length; i++) {
-        // Each edit adds at most one letter to the set and removes at most one: a term
-        // whose letters differ from the word's by more than the budget is skipped unscored.
-        const theirs = bucket.letters[i] as number
-        if (letters !== ANY && theirs !== ANY && (popcount(theirs & ~letters) > budget || popcount(letters & ~theirs) > budget)) continue
-        const term = bucket.terms[i] as string
-        const typos = sameStartTypos(word, term)
-        if (typos !== undefined) found.set(term, typos)
+    // A word whose first character starts no term can still match through a first-character edit (below).
+    if (byLength !== undefined) {
+      // A character edit changes the length in UTF-16 units by up to 2 (a surrogate pair).
+      for (let length = word.length - 2 * budget; length <= word.length + 2 * budget; length++) {
+        const bucket = byLength.get(length)
+        if (bucket === undefined) continue
+        for (let i = 0; i < bucket.terms.length; i++) {
+          // Each edit adds at most one letter to the set and removes at most one: a term
+          // whose letters differ from the word's by more than the budget is skipped unscored.
+          const theirs = bucket.letters[i] as number
+          if (letters !== ANY && theirs !== ANY && (popcount(theirs & ~letters) > budget || popcount(letters & ~theirs) > budget)) continue
+          const term = bucket.terms[i] as string
+          const typos = sameStartTypos(word, term)
+          if (typos !== undefined) found.set(term, typos)
+        }
       }
     }
     if (chars.length >= 9) {

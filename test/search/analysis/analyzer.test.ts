@@ -49,7 +49,7 @@ test('the tokenizer is loaded once and shared', async (t) => {
 test('a failed dictionary load is reported and retried on the next call', async (t) => {
   let reads = 0
   const { loadTokenizer: load } = await t.mockImport<typeof import('../../../src/search/analysis/tokenizer.js')>(
-    '../src/search/analysis/tokenizer.js',
+    '../../../src/search/analysis/tokenizer.js',
   {
     'node:fs': {
       readFile: (_file: string, done: (err: Error | null) => void) => {
