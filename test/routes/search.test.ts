@@ -150,3 +150,22 @@ test('a search thread (CATALOG_SEARCH_THREADS=1) answers exactly like the API th
     t.same(ranking(b), ranking(a), `${q}: the thread and the API thread agree`)
   }
 })
+
+test('a search sorted by name orders names as the list does (by code point)', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  // UTF-16 puts U+1F600 (a surrogate pair, 0xD83D…) before U+E000–U+FFFF; code points put it after.
+  for (const name of ['Zorbly \u{1F600}', 'Zorbly \uE000', 'Zorbly \uFFFD', 'Zorbly \u{10000}', 'Zorbly a']) {
+    t.equal((await register(app, validBody({ name, description: 'zorbly test service' }))).statusCode, 201, name)
+  }
+  await app.searchReady()
+  for (const order of ['asc', 'desc']) {
+    const listed = ((await app.inject(`/api/services?sortBy=name&sortOrder=${order}`)).json() as Array<{ name: string }>).map((s) => s.name)
+    t.equal(listed.length, 5)
+    const viaSearch = ((await app.inject(`/api/services?query=zorbly&sortBy=name&sortOrder=${order}`)).json() as Array<{ name: string }>).map((s) => s.name)
+    t.same(viaSearch, listed, `list search, ${order}`)
+    const catalog = (await app.inject(`/api/catalog/search?q=zorbly&sortBy=name&sortOrder=${order}`)).json() as { results: Result[] }
+    t.same(catalog.results.map((r) => r.service.name), listed, `catalog search, ${order}`)
+  }
+  t.same(((await app.inject('/api/services?sortBy=name')).json() as Array<{ name: string }>).map((s) => s.name),
+    ['Zorbly a', 'Zorbly \uE000', 'Zorbly \uFFFD', 'Zorbly \u{10000}', 'Zorbly \u{1F600}'], 'code-point order')
+})

@@ -16,6 +16,7 @@ import { popcount } from './bits.js'
 import { EXACTNESS, type PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
+import { compareText } from '../../domain/sort-keys.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
@@ -441,8 +442,9 @@ function topBySort (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, 
   const tie = (a: number, b: number): number => {
     const da = slotAt(a)
     const db = slotAt(b)
-    if (numeric === undefined && nameSort[da] !== nameSort[db]) return ((nameSort[da] as string) < (nameSort[db] as string) ? -1 : 1) * sign
-    return ((ids[da] as string) < (ids[db] as string) ? -1 : 1) * sign
+    // Code-point order, as the store lists names (UTF-16 `<` would put U+10000 and up first).
+    const byName = numeric === undefined ? compareText(nameSort[da] as string, nameSort[db] as string) : 0
+    return (byName !== 0 ? byName : compareText(ids[da] as string, ids[db] as string)) * sign
   }
   return firstK(matches.length, k, key, tie).map((i) => matches[i] as number)
 }
