@@ -36,6 +36,8 @@ export interface SearchDocument {
   trustScore: number
   nameSort: string
   createdAt: string
+  /** payToKey of the payment address: engines compare it with payToKey(filter.payTo). */
+  payTo: string
   /** Raw text per attribute (for engines that analyze themselves). */
   text: Record<SearchAttribute, string>
   /** Analyzed terms per attribute: normalized words, base forms, readings, bigrams. */

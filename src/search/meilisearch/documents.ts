@@ -35,6 +35,8 @@ export interface MeiliServiceDocument {
   trustScore: number
   nameSort: string
   createdAt: string
+  /** payToKey of the payment address (a filter). */
+  payTo: string
   name: string
   categoryText: string
   description: string
@@ -91,6 +93,7 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     trustScore: doc.trustScore,
     nameSort: doc.nameSort,
     createdAt: doc.createdAt,
+    payTo: doc.payTo,
     name: doc.text.name,
     categoryText: doc.text.category,
     description: doc.text.description,
