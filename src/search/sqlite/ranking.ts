@@ -17,6 +17,7 @@ import { EXACTNESS, type PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { compareText } from '../../domain/sort-keys.js'
+import { payToKey } from '../../domain/pay-to.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
@@ -260,15 +261,17 @@ function filterOf (index: MemoryIndex, filter: ServiceFilter): ((slot: number) =
   if (category === undefined || status === undefined) return undefined
   const maxPrice = filter.maxPriceAtomic ?? Infinity
   const chains = filter.chain === undefined ? undefined : index.chainSetMembers.map((members) => members.includes(filter.chain as string))
-  const { alive, price, chainSet } = index
-  if (category < 0 && status < 0 && maxPrice === Infinity && chains === undefined) return (d) => alive[d] === 1
+  const payTo = filter.payTo === undefined ? undefined : payToKey(filter.payTo)
+  const { alive, price, chainSet, payTo: payToOf } = index
+  if (category < 0 && status < 0 && maxPrice === Infinity && chains === undefined && payTo === undefined) return (d) => alive[d] === 1
   const categoryOf = index.category
   const statusOf = index.status
   return (d) => alive[d] === 1 &&
     (category < 0 || categoryOf[d] === category) &&
     (status < 0 || statusOf[d] === status) &&
     (price[d] as number) <= maxPrice &&
-    (chains === undefined || chains[chainSet[d] as number] === true)
+    (chains === undefined || chains[chainSet[d] as number] === true) &&
+    (payTo === undefined || payToOf[d] === payTo)
 }
 
 function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly FacetField[]): FacetDistribution {
