@@ -127,6 +127,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     const found = await searchServices(deps.engine, deps.store, { words, filter, ...(sort === undefined ? {} : { sort }), page, prefixLastWord: false })
     return result({
       total: found.total,
+      totalExact: found.totalExact,
       results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedWords: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
     })
   })

@@ -43,6 +43,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return {
       query: q,
       total: found.total,
+      totalExact: found.totalExact,
       results: found.hits.map((hit) => ({
         service: hit.service,
         score: hit.score,

@@ -68,7 +68,8 @@ const MatchedTokens = Type.Array(Type.String(), { description: 'Query words that
 
 export const CatalogSearchResponse = Type.Object({
   query: Type.String(),
-  total: Type.Integer({ minimum: 0, description: 'Number of matching services: exact, counted over every match whatever the page (the engine counts them in the same pass that finds them, so no estimate is needed)' }),
+  total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters: exact when totalExact is true, otherwise the search engine\'s estimate' }),
+  totalExact: Type.Boolean({ description: 'true when total is the exact count (the embedded SQLite engine); false when it is an estimate (Meilisearch estimates totals, so paging may end before or after it)' }),
   results: Type.Array(Type.Object({
     service: ServiceSchema,
     score: Score,

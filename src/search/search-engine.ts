@@ -59,7 +59,7 @@ export interface SearchQuery {
   /**
    * Count the matches per value of these fields: over every match of the words, after the
    * filter, not just the page. 'network' counts each of a service's chains (CAIP-2 ids).
-   * Counts are exact on engines that count exactly; they share `total`'s caveat otherwise.
+   * Counts are exact when `totalExact` is; they share its caveat otherwise.
    */
   facets?: readonly FacetField[]
 }
@@ -96,11 +96,12 @@ export interface SearchHit {
 
 export interface SearchResult {
   /**
-   * Matches after the filter, across all pages. Exact on engines that count exactly; an
-   * estimate on engines that estimate (the API passes it on as is). Paging past it yields
-   * an empty page, never an error.
+   * Matches after the filter, across all pages: exact or an estimate, as `totalExact` says
+   * (the API passes both on). Paging past it yields an empty page, never an error.
    */
   total: number
+  /** Whether `total` is the exact count (the embedded engine) or the engine's estimate (Meilisearch's estimatedTotalHits). */
+  totalExact: boolean
   /** The requested page of hits, in relevance order or the requested sort. */
   hits: SearchHit[]
   /** Present when the query asked for facets: one entry per asked field (values with 0 omitted). */

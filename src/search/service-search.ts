@@ -11,14 +11,16 @@ export interface ServiceHit extends SearchHit {
 
 export interface ServiceSearchResult {
   total: number
+  /** Whether total is exact or the engine's estimate (SearchResult.totalExact). */
+  totalExact: boolean
   hits: ServiceHit[]
   facetDistribution?: FacetDistribution
 }
 
 export async function searchServices (engine: SearchEngine, store: CatalogStore, query: SearchQuery): Promise<ServiceSearchResult> {
   if (query.words.length === 0) {
-    if (query.facets === undefined) return { total: 0, hits: [] }
-    return { total: 0, hits: [], facetDistribution: Object.fromEntries(FACET_FIELDS.filter((f) => query.facets?.includes(f)).map((f) => [f, {}])) }
+    if (query.facets === undefined) return { total: 0, totalExact: true, hits: [] }
+    return { total: 0, totalExact: true, hits: [], facetDistribution: Object.fromEntries(FACET_FIELDS.filter((f) => query.facets?.includes(f)).map((f) => [f, {}])) }
   }
   const result = await engine.search(query)
   const records = new Map((await store.getServices(result.hits.map((hit) => hit.id))).map((r) => [r.id, r]))
@@ -26,5 +28,6 @@ export async function searchServices (engine: SearchEngine, store: CatalogStore,
     const record = records.get(hit.id)
     return record === undefined ? [] : [{ ...hit, service: toService(record), record }]
   })
-  return result.facetDistribution === undefined ? { total: result.total, hits } : { total: result.total, hits, facetDistribution: result.facetDistribution }
+  const { total, totalExact, facetDistribution } = result
+  return facetDistribution === undefined ? { total, totalExact, hits } : { total, totalExact, hits, facetDistribution }
 }

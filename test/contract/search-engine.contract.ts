@@ -108,7 +108,11 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
     t.ok(reading.hits.some((h) => byId.get(h.id)?.name.includes('天気') === true), 'てんき finds 天気 (readings)')
     t.ok((await engine.search(query('天気'))).hits.some((h) => byId.get(h.id)?.category === 'weather'), '天気 finds weather services')
     t.ok((await engine.search(query('wether'))).hits.some((h) => byId.get(h.id)?.category === 'weather'), 'a typo still finds them')
-    t.same(await engine.search(query('zzqqxxyy')), { total: 0, hits: [] }, 'no match: nothing')
+    const none = await engine.search(query('zzqqxxyy'))
+    t.same([none.total, none.hits], [0, []], 'no match: nothing')
+    const all = await engine.search(query('api'))
+    t.equal(typeof all.totalExact, 'boolean', 'the engine says whether its total is exact')
+    if (all.totalExact) t.equal(all.total, all.hits.length, 'an exact total is the number of matches')
 
     const chain = (records[0] as ServiceRecord).supportedChains[0] as string
     const payTo = (records.find((r) => r.paymentAddress.startsWith('0x')) as ServiceRecord).paymentAddress

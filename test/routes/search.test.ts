@@ -169,3 +169,18 @@ test('a search sorted by name orders names as the list does (by code point)', as
   t.same(((await app.inject('/api/services?sortBy=name')).json() as Array<{ name: string }>).map((s) => s.name),
     ['Zorbly a', 'Zorbly \uE000', 'Zorbly \uFFFD', 'Zorbly \u{10000}', 'Zorbly \u{1F600}'], 'code-point order')
 })
+
+test('the search total says whether it is exact, and OpenAPI says what that means', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const body = (await app.inject('/api/catalog/search?q=api&limit=100')).json() as { total: number, totalExact: boolean, results: Result[] }
+  t.equal(body.totalExact, true, 'the embedded engine counts every match')
+  t.equal(body.total, body.results.length)
+  t.equal((await app.inject('/api/services?query=api')).headers['x-total-exact'], 'true', 'the list says so in a header')
+  const spec = (await app.inject('/openapi.json')).json()
+  const schema = spec.paths['/api/catalog/search'].get.responses['200'].content['application/json'].schema
+  t.same(schema.required.includes('totalExact'), true)
+  t.match(schema.properties.total.description, /totalExact/, 'total is not promised exact')
+  t.match(schema.properties.totalExact.description, /estimate/)
+  t.match(spec.paths['/api/services'].get.responses['200'].description, /X-Total-Exact/)
+})

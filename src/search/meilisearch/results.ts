@@ -7,13 +7,21 @@
 import type { QueryWord } from '../analysis/analyzer.js'
 import { isJapanese, normalizeText } from '../analysis/normalize.js'
 import { EXACTNESS } from '../sqlite/query-plan.js'
-import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchAttribute, type SearchHit } from '../search-engine.js'
+import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchAttribute, type SearchHit, type SearchQuery, type SearchResult } from '../search-engine.js'
 import { typosBetween } from '../sqlite/typo.js'
 import { katakanaToHiragana, queryForm, TEXT_FIELDS } from './documents.js'
+import { toFacetDistribution } from './facets.js'
 
 export interface MatchPosition {
   start: number
   length: number
+}
+
+/** The parts of a Meilisearch search response the port's result is made of. */
+export interface MeiliSearchResponse {
+  hits: MeiliHit[]
+  estimatedTotalHits: number
+  facetDistribution?: Record<string, Record<string, number>>
 }
 
 export interface MeiliHit {
@@ -111,4 +119,15 @@ export function matchedTokens (hit: MeiliHit, words: readonly QueryWord[], prefi
 export function toSearchHit (hit: MeiliHit, words: readonly QueryWord[], prefixLastWord: boolean, synonyms: ReadonlyMap<string, readonly string[]>): SearchHit {
   const score = Math.round((hit._rankingScore ?? 0) * 10000) / 10000
   return { id: hit.id, score, matchedTokens: matchedTokens(hit, words, prefixLastWord, synonyms) }
+}
+
+/**
+ * A search response in the port's shape. Offset/limit paging answers estimatedTotalHits
+ * (docs/search.md), so the total is reported as an estimate.
+ */
+export function toSearchResult (response: MeiliSearchResponse, query: Pick<SearchQuery, 'words' | 'prefixLastWord' | 'facets'>, synonyms: ReadonlyMap<string, readonly string[]>): SearchResult {
+  const hits = response.hits.map((hit) => toSearchHit(hit, query.words, query.prefixLastWord, synonyms))
+  const result: SearchResult = { total: response.estimatedTotalHits, totalExact: false, hits }
+  if (query.facets !== undefined && query.facets.length > 0) result.facetDistribution = toFacetDistribution(query.facets, response.facetDistribution)
+  return result
 }
