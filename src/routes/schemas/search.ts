@@ -1,0 +1,102 @@
+/** Request and response schemas of the search endpoints (also their OpenAPI documentation). */
+import { Type } from '@sinclair/typebox'
+import { ServiceSchema } from '../../domain/service.js'
+import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../../domain/service-query.js'
+import { StringEnum } from '../../domain/string-enum.js'
+import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField, type MatchedToken, type MatchKind } from '../../search/search-engine.js'
+import { MAX_QUERY_LENGTH } from '../../search/service-search.js'
+import { ValidationError } from '../../errors.js'
+import { SORT_FIELDS } from '../../domain/catalog-query.js'
+
+export const QueryText = Type.String({ minLength: 1, maxLength: MAX_QUERY_LENGTH, description: `Search text, at most ${MAX_QUERY_LENGTH} characters` })
+
+export const SearchQuerySchema = Type.Object({
+  q: QueryText,
+  limit: Type.Optional(PageSizeSchema),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+}, { additionalProperties: false })
+
+/** Catalog search: the list endpoint's filters and orders, plus facet counts for a search page. */
+export const CatalogSearchQuerySchema = Type.Object({
+  q: QueryText,
+  category: ListQueryProperties.category,
+  chain: ListQueryProperties.chain,
+  status: ListQueryProperties.status,
+  maxPricePerRequest: ListQueryProperties.maxPricePerRequest,
+  sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: relevance' })),
+  sortOrder: ListQueryProperties.sortOrder,
+  facets: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: `Comma-separated fields to count matches by (${FACET_FIELDS.join(', ')}): facetDistribution in the response, over every match of q after the filters`,
+    examples: [FACET_FIELDS.join(',')]
+  })),
+  limit: Type.Optional(PageSizeSchema),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+}, { additionalProperties: false })
+
+/** 'category,network' → ['category', 'network']; an unknown field is a 400 naming `facets`. */
+export function parseFacets (value: string | undefined): FacetField[] | undefined {
+  if (value === undefined) return undefined
+  const fields = value.split(',').map((part) => part.trim())
+  for (const field of fields) {
+    if (!(FACET_FIELDS as readonly string[]).includes(field)) throw new ValidationError('facets', `unknown facet "${field}"; one of ${FACET_FIELDS.join(', ')}`)
+  }
+  return [...new Set(fields as FacetField[])]
+}
+
+const FacetCounts = Type.Record(Type.String(), Type.Integer({ minimum: 1 }))
+
+export const FacetDistributionSchema = Type.Object({
+  category: Type.Optional(FacetCounts),
+  status: Type.Optional(FacetCounts),
+  network: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'CAIP-2 id → matches; a service counts once per supported chain' }))
+}, { additionalProperties: false, description: 'Matches per value of each field asked for in facets (values without matches omitted)' })
+
+/**
+ * The API's names for the port's match kinds, kept from before the port was neutral:
+ * an alternative form of a Japanese word is its reading, a word fragment a bigram.
+ */
+const API_MATCH_KINDS = { exact: 'exact', alternative: 'reading', synonym: 'synonym', prefix: 'prefix', typo: 'typo', fragment: 'bigram' } as const satisfies Record<MatchKind, string>
+type ApiMatchKind = typeof API_MATCH_KINDS[MatchKind]
+
+export const MatchSchema = Type.Object({
+  word: Type.String({ description: 'Query word' }),
+  term: Type.String({ description: 'Indexed term it matched' }),
+  attribute: StringEnum(SEARCH_ATTRIBUTES),
+  kind: StringEnum(Object.values(API_MATCH_KINDS) as ApiMatchKind[], { description: 'exact; reading (another form of the word: kana reading, dictionary form); synonym; prefix; typo; bigram (part of a longer word)' }),
+  typos: Type.Integer({ minimum: 0 })
+})
+
+/** A matched token as the API names it. */
+export function toMatchView (match: MatchedToken): Omit<MatchedToken, 'kind'> & { kind: ApiMatchKind } {
+  return { ...match, kind: API_MATCH_KINDS[match.kind] }
+}
+
+const Score = Type.Number({ minimum: 0, maximum: 1, description: 'Relevance; results are in descending score order' })
+const MatchedTokens = Type.Array(Type.String(), { description: 'Query words that matched' })
+
+export const CatalogSearchResponse = Type.Object({
+  query: Type.String(),
+  total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters: exact when totalExact is true, otherwise the search engine\'s estimate' }),
+  totalExact: Type.Boolean({ description: 'true when total is the exact count (the embedded SQLite engine); false when it is an estimate (Meilisearch estimates totals, so paging may end before or after it)' }),
+  results: Type.Array(Type.Object({
+    service: ServiceSchema,
+    score: Score,
+    matchedTokens: MatchedTokens,
+    matches: Type.Array(MatchSchema, { description: 'How each query word matched' }),
+    uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' })
+  })),
+  facetDistribution: Type.Optional(FacetDistributionSchema)
+})
+
+export const IntentSearchResponse = Type.Object({
+  query: Type.String(),
+  tokens: Type.Array(Type.String(), { description: 'Content words kept from the query (particles and request phrasing dropped)' }),
+  results: Type.Array(Type.Object({
+    service: ServiceSchema,
+    score: Score,
+    matchedTokens: MatchedTokens,
+    reason: Type.String({ description: 'Why it matched, in the language of the query' })
+  }))
+})
