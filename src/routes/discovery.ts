@@ -13,9 +13,7 @@ import type { ServiceRecord } from '../domain/service.js'
 import { ValidationError } from '../errors.js'
 import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { splitQueryWords } from '../search/analysis/analyzer.js'
-import { QueryText } from '../search/schemas.js'
-import { searchServices } from '../search/service-search.js'
+import { QueryText } from './schemas/search.js'
 
 /** The Bazaar client's filters (ListDiscoveryResourcesParams / SearchDiscoveryResourcesParams). */
 const BazaarFilterProperties = {
@@ -89,9 +87,7 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const offset = cursorOffset(cursor)
     const filter = toCatalogFilter(request.query)
     if (filter === null) return { x402Version: BAZAAR_X402_VERSION, resources: [], partialResults: false, pagination: { limit, cursor: null } }
-    const { total, hits } = await searchServices(app.searchIndex.engine, app.store, {
-      words: splitQueryWords(query), filter, page: { limit, offset }, prefixLastWord: true
-    })
+    const { total, hits } = await app.searchServices({ text: query, style: 'keywords', filter, page: { limit, offset } })
     const next = offset + hits.length
     const nextCursor = hits.length > 0 && next < total ? String(next) : null
     return {

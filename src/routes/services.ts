@@ -11,8 +11,6 @@ import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, 
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { splitQueryWords } from '../search/analysis/analyzer.js'
-import { searchServices } from '../search/service-search.js'
 
 const passBytes = (payload: Buffer): string => payload as unknown as string
 
@@ -84,7 +82,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { text, filter, sort, page } = toStoreQuery(request.query)
     if (text !== undefined) {
-      const found = await searchServices(app.searchIndex.engine, app.store, { words: splitQueryWords(text), filter, sort, page, prefixLastWord: true })
+      const found = await app.searchServices({ text, style: 'keywords', filter, sort, page })
       void reply.header('x-total-count', found.total).header('x-total-exact', String(found.totalExact))
       return found.hits.map((hit) => hit.service)
     }

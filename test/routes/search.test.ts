@@ -184,3 +184,16 @@ test('the search total says whether it is exact, and OpenAPI says what that mean
   t.match(schema.properties.totalExact.description, /estimate/)
   t.match(spec.paths['/api/services'].get.responses['200'].description, /X-Total-Exact/)
 })
+
+test('OpenAPI lists the error shape once, under components, and routes refer to it', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const spec = (await app.inject('/openapi.json')).json()
+  t.match(spec.components.schemas.ErrorResponse, { type: 'object', required: ['statusCode', 'code', 'error', 'message'] })
+  for (const [path, method, status] of [['/api/catalog/search', 'get', '400'], ['/discovery/search', 'get', '400'], ['/api/services/{id}', 'get', '404'], ['/api/services', 'post', '409']]) {
+    t.same(spec.paths[path][method].responses[status].content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' }, `${method} ${path} ${status}`)
+  }
+  const inline = JSON.stringify(spec.paths).match(/"code":\{"type":"string"/g) ?? []
+  t.equal(inline.length, 0, 'no route repeats it inline')
+  const bad = await app.inject('/api/catalog/search?q=a&limit=0')
+  t.match(bad.json(), { statusCode: 400, code: 'VALIDATION_ERROR', field: 'limit' }, 'errors still serialize through the reference')
+})

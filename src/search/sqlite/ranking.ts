@@ -13,7 +13,8 @@
  * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
  */
 import { popcount } from './bits.js'
-import { EXACTNESS, type PlannedWord } from './query-plan.js'
+import { MATCH_EXACTNESS } from '../match-rules.js'
+import type { PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { compareText } from '../../domain/sort-keys.js'
@@ -134,7 +135,7 @@ function sourcesOf (index: MemoryIndex, plan: readonly PlannedWord[]): Source[] 
   plan.forEach((word, w) => {
     const bit = (1 << w) >>> 0
     for (const candidate of word.candidates) {
-      const exactness = EXACTNESS[candidate.kind]
+      const exactness = MATCH_EXACTNESS[candidate.kind]
       const marks = {
         word: w,
         bit,

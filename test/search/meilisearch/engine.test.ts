@@ -165,7 +165,7 @@ test('matched tokens: how each query word met the hit', async (t) => {
   const tokens = matchedTokens(hit, splitQueryWords('weather てんき forcast'), false, synonyms)
   t.same(tokens.map((m) => [m.word, m.term, m.attribute, m.kind, m.typos]), [
     ['weather', 'weather', 'name', 'exact', 0],
-    ['てんき', 'てんき', 'name', 'reading', 0],
+    ['てんき', 'てんき', 'name', 'alternative', 0],
     ['forcast', 'forecast', 'name', 'typo', 1]
   ])
   const prefix = matchedTokens(hit, splitQueryWords('fore'), true, synonyms)
