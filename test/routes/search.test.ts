@@ -189,7 +189,8 @@ test('OpenAPI lists the error shape once, under components, and routes refer to 
   const app = await build(t, { seed: 'none' })
   const spec = (await app.inject('/openapi.json')).json()
   t.match(spec.components.schemas.ErrorResponse, { type: 'object', required: ['statusCode', 'code', 'error', 'message'] })
-  for (const [path, method, status] of [['/api/catalog/search', 'get', '400'], ['/discovery/search', 'get', '400'], ['/api/services/{id}', 'get', '404'], ['/api/services', 'post', '409']]) {
+  const routes: Array<[string, string, string]> = [['/api/catalog/search', 'get', '400'], ['/discovery/search', 'get', '400'], ['/api/services/{id}', 'get', '404'], ['/api/services', 'post', '409']]
+  for (const [path, method, status] of routes) {
     t.same(spec.paths[path][method].responses[status].content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' }, `${method} ${path} ${status}`)
   }
   const inline = JSON.stringify(spec.paths).match(/"code":\{"type":"string"/g) ?? []
