@@ -12,13 +12,15 @@ export interface ServiceFilter {
   status?: ServiceStatus
   /** Inclusive upper bound on the price, in atomic units. */
   maxPriceAtomic?: number
-}
-
-/** A listing filter the store (not the search engine) understands: also by payment address. */
-export interface CatalogFilter extends ServiceFilter {
-  /** Registered payment address; EVM addresses compare case-insensitively, others exactly. */
+  /** Registered payment address; compared by payToKey (EVM case-insensitively, others exactly). */
   payTo?: string
 }
+
+/**
+ * The store's name for the same filter. The search engines filter on payTo too, so a search
+ * narrowed to one address pages and counts only that address's services.
+ */
+export type CatalogFilter = ServiceFilter
 
 export const SORT_FIELDS = ['price', 'trustScore', 'name', 'createdAt'] as const
 export type SortField = typeof SORT_FIELDS[number]

@@ -5,6 +5,7 @@ import { analyzeField } from '../search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { SearchDocument } from '../search/search-engine.js'
 import { nameSortKey } from '../domain/sort-keys.js'
+import { payToKey } from '../domain/pay-to.js'
 
 const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
 
@@ -25,6 +26,7 @@ export function toSearchDocument (record: ServiceRecord, seq: number, tokenizer:
     trustScore: record.trustScore,
     nameSort: nameSortKey(record.name),
     createdAt: record.createdAt,
+    payTo: payToKey(record.paymentAddress),
     text,
     terms: {
       name: analyzeField(text.name, tokenizer),

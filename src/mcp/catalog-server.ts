@@ -12,19 +12,11 @@ import { toService, toServiceStatus, type ServiceRecord } from '../domain/servic
 import { MAX_OFFSET, toStoreQuery } from '../domain/service-query.js'
 import { SERVICE_STATUSES } from '../domain/trust.js'
 import { NotFoundError, ValidationError } from '../errors.js'
-import { analyzeIntent, splitQueryWords } from '../search/analysis/analyzer.js'
-import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
-import { MAX_QUERY_LENGTH } from '../search/schemas.js'
-import type { SearchEngine } from '../search/search-engine.js'
-import { searchServices } from '../search/service-search.js'
-import type { CatalogStore } from '../store/catalog-store.js'
+import { MAX_QUERY_LENGTH, searchServices, type SearchDeps } from '../search/service-search.js'
 import { SORT_FIELDS } from '../domain/catalog-query.js'
 
-export interface CatalogDeps {
-  store: CatalogStore
-  engine: SearchEngine
-  tokenizer: JapaneseTokenizer
-}
+/** The store and the search application's dependencies (engine, tokenizer). */
+export type CatalogDeps = SearchDeps
 
 /** At most this many services per search_services call: an agent's context is small. */
 export const MAX_TOOL_RESULTS = 50
@@ -122,11 +114,10 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
       return result({ total: listed.total, results: listed.items.map(agentView) })
     }
     // Agents tend to write sentences: drop their request phrasing as intent search does.
-    const intent = analyzeIntent(args.query, deps.tokenizer)
-    const words = intent.tokens.length > 0 ? intent.tokens : splitQueryWords(args.query)
-    const found = await searchServices(deps.engine, deps.store, { words, filter, ...(sort === undefined ? {} : { sort }), page, prefixLastWord: false })
+    const found = await searchServices(deps, { text: args.query, style: 'intent', filter, sort, page })
     return result({
       total: found.total,
+      totalExact: found.totalExact,
       results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedWords: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
     })
   })

@@ -7,20 +7,25 @@ import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { CatalogError } from '../errors.js'
 import { fieldOf, messageOf, type SchemaIssue } from '../domain/validation.js'
 import { MAX_URL_LENGTH } from './http.js'
 
-export const ErrorSchema = Type.Object({
+/** The error shape, registered once (app.addSchema) so OpenAPI lists it once, under components. */
+export const ErrorResponseSchema = Type.Object({
   statusCode: Type.Integer(),
-  code: Type.String(),
-  error: Type.String(),
+  code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_ERROR' }),
+  error: Type.String({ description: 'HTTP status text' }),
   message: Type.String(),
-  field: Type.Optional(Type.String())
-})
+  field: Type.Optional(Type.String({ description: 'The input field at fault, when there is one' }))
+}, { $id: 'ErrorResponse', description: 'Every failure: statusCode, code, error and message, plus field when one input field is at fault' })
+
+/** What routes declare for their error responses: a reference to ErrorResponse. */
+export const ErrorSchema = Type.Unsafe<Static<typeof ErrorResponseSchema>>({ $ref: 'ErrorResponse#' })
 
 export default fp(async function errorsPlugin (app: FastifyInstance) {
+  app.addSchema(ErrorResponseSchema)
   app.setErrorHandler(async (error: FastifyError & { field?: string }, request, reply) => {
     if (error.validation !== undefined) {
       const issue = (error.validation[0] ?? {}) as SchemaIssue

@@ -1,7 +1,8 @@
 /**
- * Search: the kuromoji tokenizer (loaded once per process: queries are analysed here, on the
- * API thread), the configured engine (the embedded one ranks in search threads)
- * and, in the embedded topology, the indexer loop inside the API process.
+ * Search: the kuromoji tokenizer, the configured engine (the embedded one ranks in search
+ * threads), the search application routes call (app.searchServices) and, in the embedded
+ * topology, the indexer loop inside the API process. The tokenizer is loaded here, once per
+ * process, because the indexer (documents) and the search application (queries) share it.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -9,6 +10,7 @@ import type { Config } from '../config.js'
 import { Indexer } from '../indexer/indexer.js'
 import { loadTokenizer, type JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { SearchEngine } from '../search/search-engine.js'
+import { searchServices, type ServiceSearchRequest, type ServiceSearchResult } from '../search/service-search.js'
 import { openSearchEngine } from '../adapters.js'
 
 declare module 'fastify' {
@@ -22,6 +24,8 @@ declare module 'fastify' {
       /** Whether this process runs the indexer loop. */
       embeddedIndexer: boolean
     }
+    /** Searches the catalog: analyzes the text, asks the engine, reads the hits' services from the store. */
+    searchServices: (request: ServiceSearchRequest) => Promise<ServiceSearchResult>
     /** Resolves once every service in the store is searchable (tests, readiness). */
     searchReady: () => Promise<void>
   }
@@ -39,6 +43,8 @@ export default fp(async function searchPlugin (app: FastifyInstance, opts: { con
   })
   const embeddedIndexer = opts.config.indexer === 'embedded'
   app.decorate('searchIndex', { engine, engineName, tokenizer, indexer, embeddedIndexer })
+  const deps = { engine, store: app.store, tokenizer }
+  app.decorate('searchServices', async (request: ServiceSearchRequest) => await searchServices(deps, request))
   app.decorate('searchReady', async () => {
     if (embeddedIndexer) await indexer.waitForCatchUp()
     else await indexer.catchUp()

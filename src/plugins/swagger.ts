@@ -16,7 +16,10 @@ export default fp(async function swaggerPlugin (app: FastifyInstance) {
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }
       }
-    }
+    },
+    // Shared schemas (app.addSchema) keep their $id as their components name (ErrorResponse),
+    // rather than the plugin's default def-N.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` }
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

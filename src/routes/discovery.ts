@@ -8,15 +8,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   BAZAAR_X402_VERSION, BazaarListResponseSchema, BazaarSearchResponseSchema, toBazaarItem, toCatalogFilter
 } from '../domain/bazaar.js'
-import { samePayTo } from '../domain/pay-to.js'
 import { MAX_OFFSET, PageSizeSchema, DEFAULT_PAGE_SIZE, NoQuerySchema } from '../domain/service-query.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { ValidationError } from '../errors.js'
 import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { splitQueryWords } from '../search/analysis/analyzer.js'
-import { QueryText } from '../search/schemas.js'
-import { searchServices } from '../search/service-search.js'
+import { QueryText } from './schemas/search.js'
 
 /** The Bazaar client's filters (ListDiscoveryResourcesParams / SearchDiscoveryResourcesParams). */
 const BazaarFilterProperties = {
@@ -90,17 +87,12 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const offset = cursorOffset(cursor)
     const filter = toCatalogFilter(request.query)
     if (filter === null) return { x402Version: BAZAAR_X402_VERSION, resources: [], partialResults: false, pagination: { limit, cursor: null } }
-    // The search index has no payment addresses: payTo narrows each page after the search.
-    const { payTo, ...indexed } = filter
-    const { total, hits } = await searchServices(app.searchIndex.engine, app.store, {
-      words: splitQueryWords(query), filter: indexed, page: { limit, offset }, prefixLastWord: true
-    })
-    const records = hits.map((hit) => hit.record).filter((record) => payTo === undefined || samePayTo(record.paymentAddress, payTo))
+    const { total, hits } = await app.searchServices({ text: query, style: 'keywords', filter, page: { limit, offset } })
     const next = offset + hits.length
     const nextCursor = hits.length > 0 && next < total ? String(next) : null
     return {
       x402Version: BAZAAR_X402_VERSION,
-      resources: records.map(toBazaarItem),
+      resources: hits.map((hit) => toBazaarItem(hit.record)),
       partialResults: nextCursor !== null,
       pagination: { limit, cursor: nextCursor }
     }

@@ -3,11 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { DEFAULT_PAGE_SIZE, toStoreQuery } from '../domain/service-query.js'
 import { ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { analyzeIntent, splitQueryWords, type QueryWord } from '../search/analysis/analyzer.js'
-import { explainMatch } from '../search/reason.js'
-import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchResponse, parseFacets, SearchQuerySchema } from '../search/schemas.js'
 import type { SearchHit } from '../search/search-engine.js'
-import { searchServices } from '../search/service-search.js'
+import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchResponse, parseFacets, SearchQuerySchema, toMatchView } from './schemas/search.js'
 
 /** Rejects a query that is only whitespace: it asks for nothing. */
 function requireText (field: string, value: string): string {
@@ -30,24 +27,16 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { q: text, facets: facetsText, ...list } = request.query
     const q = requireText('q', text)
     const { filter, sort, page } = toStoreQuery(list)
-    const facets = parseFacets(facetsText)
-    const words: QueryWord[] = splitQueryWords(q)
-    const found = await searchServices(app.searchIndex.engine, app.store, {
-      words,
-      filter,
-      ...(sort === undefined ? {} : { sort }),
-      prefixLastWord: true,
-      page,
-      ...(facets === undefined ? {} : { facets })
-    })
+    const found = await app.searchServices({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText) })
     return {
       query: q,
       total: found.total,
+      totalExact: found.totalExact,
       results: found.hits.map((hit) => ({
         service: hit.service,
         score: hit.score,
         matchedTokens: wordsOf(hit),
-        matches: hit.matchedTokens,
+        matches: hit.matchedTokens.map(toMatchView),
         uptimeScore: hit.record.uptimeScore
       })),
       ...(found.facetDistribution === undefined ? {} : { facetDistribution: found.facetDistribution })
@@ -65,21 +54,20 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request) => {
     const q = requireText('q', request.query.q)
-    const intent = analyzeIntent(q, app.searchIndex.tokenizer)
-    const { hits } = await searchServices(app.searchIndex.engine, app.store, {
-      words: intent.tokens,
+    const found = await app.searchServices({
+      text: q,
+      style: 'intent',
       filter: {},
-      prefixLastWord: false,
       page: { limit: request.query.limit ?? DEFAULT_PAGE_SIZE, offset: request.query.offset ?? 0 }
     })
     return {
       query: q,
-      tokens: intent.tokens.map((token) => token.text),
-      results: hits.map((hit) => ({
+      tokens: found.words,
+      results: found.hits.map((hit) => ({
         service: hit.service,
         score: hit.score,
         matchedTokens: wordsOf(hit),
-        reason: explainMatch(hit.matchedTokens, intent.language)
+        reason: hit.reason
       }))
     }
   })

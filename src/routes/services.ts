@@ -11,8 +11,6 @@ import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, 
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { splitQueryWords } from '../search/analysis/analyzer.js'
-import { searchServices } from '../search/service-search.js'
 
 const passBytes = (payload: Buffer): string => payload as unknown as string
 
@@ -77,15 +75,15 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'List services with filters, sorting and paging',
       querystring: ListQuerySchema,
       response: {
-        200: Type.Array(ServiceSchema, { description: 'A page of services; X-Total-Count holds the exact number of matches (an offset at or past it answers an empty page)' }),
+        200: Type.Array(ServiceSchema, { description: 'A page of services; X-Total-Count holds the number of matches (an offset at or past it answers an empty page): exact for a listing; with query, X-Total-Exact says whether it is exact or the search engine\'s estimate' }),
         400: ErrorSchema
       }
     }
   }, async (request, reply) => {
     const { text, filter, sort, page } = toStoreQuery(request.query)
     if (text !== undefined) {
-      const found = await searchServices(app.searchIndex.engine, app.store, { words: splitQueryWords(text), filter, sort, page, prefixLastWord: true })
-      void reply.header('x-total-count', found.total)
+      const found = await app.searchServices({ text, style: 'keywords', filter, sort, page })
+      void reply.header('x-total-count', found.total).header('x-total-exact', String(found.totalExact))
       return found.hits.map((hit) => hit.service)
     }
     // Each service's JSON as the store keeps it, joined: the bytes the serializer would write.

@@ -8,10 +8,10 @@ function japanese (m: MatchedToken): string {
   const where = ATTRIBUTE_JA[m.attribute]
   switch (m.kind) {
     case 'exact': return `「${m.word}」が${where}に一致`
-    case 'reading': return `「${m.word}」が${where}の「${m.term}」（読み）に一致`
+    case 'alternative': return `「${m.word}」が${where}の「${m.term}」（読み）に一致`
     case 'synonym': return `「${m.word}」の同義語「${m.term}」が${where}に一致`
     case 'prefix': return `「${m.word}」が${where}の「${m.term}」に前方一致`
-    case 'bigram': return `「${m.word}」が${where}の「${m.term}」に部分一致`
+    case 'fragment': return `「${m.word}」が${where}の「${m.term}」に部分一致`
     case 'typo': return `「${m.word}」が${where}の「${m.term}」に一致（${m.typos}文字違い）`
   }
 }
@@ -20,10 +20,10 @@ function english (m: MatchedToken): string {
   const where = ATTRIBUTE_EN[m.attribute]
   switch (m.kind) {
     case 'exact': return `"${m.word}" is in ${where}`
-    case 'reading': return `"${m.word}" matches the reading "${m.term}" in ${where}`
+    case 'alternative': return `"${m.word}" matches the reading "${m.term}" in ${where}`
     case 'synonym': return `"${m.term}", a synonym of "${m.word}", is in ${where}`
     case 'prefix': return `"${m.word}" starts "${m.term}" in ${where}`
-    case 'bigram': return `"${m.word}" matches part of "${m.term}" in ${where}`
+    case 'fragment': return `"${m.word}" matches part of "${m.term}" in ${where}`
     case 'typo': return `"${m.word}" matches "${m.term}" in ${where} (${m.typos} typo${m.typos === 1 ? '' : 's'})`
   }
 }

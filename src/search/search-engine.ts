@@ -1,10 +1,12 @@
 /**
  * The SearchEngine port: a search index mirroring the CatalogStore, fed by the indexer
- * (src/indexer/) from the store's change feed and queried by the API. Documents arrive
- * pre-analyzed by the catalog's own analyzer (normalized words, base forms, readings,
- * bigrams) with the filter and sort fields; queries arrive as analyzed words plus typed
- * filter, sort and page (src/domain/catalog-query.ts). An adapter translates these into its
- * engine's query language and keeps that language to itself.
+ * (src/indexer/) from the store's change feed and queried by the API. Documents arrive with
+ * their raw text and its analyzed terms (DocumentTerm) beside the filter and sort fields;
+ * queries arrive as analyzed words (QueryWord) plus typed filter, sort and page
+ * (src/domain/catalog-query.ts). The types here are the whole contract: the catalog's
+ * analyzer (src/search/analysis/) produces them, and an adapter needs nothing of it to use
+ * them. An adapter translates them into its engine's query language and keeps that
+ * language to itself.
  *
  * The index is derived data: it may lag the store and can always be rebuilt from it.
  * What every adapter promises (test/contract/search-engine.contract.ts checks it):
@@ -16,13 +18,42 @@
  *   confirmed them, and rejects when it did not.
  * - Sequence numbers are compared, never counted (they are not dense).
  */
-import type { IndexedTerm, QueryWord } from './analysis/analyzer.js'
 import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
 import type { ServiceStatus } from '../domain/trust.js'
 
 /** Searchable attributes, most important first: a match in an earlier one ranks higher. */
 export const SEARCH_ATTRIBUTES = ['name', 'category', 'description'] as const
 export type SearchAttribute = typeof SEARCH_ATTRIBUTES[number]
+
+/**
+ * One term of a document attribute's analyzed text, in the normalized form query words are
+ * compared in. Terms sharing a position are alternative forms of one word of the text (as
+ * written, dictionary form, reading, ...): a query word matching any of them matches that
+ * word, and positions give word order and proximity.
+ */
+export interface DocumentTerm {
+  term: string
+  /** Index of the word in the attribute's text (0 for the first). */
+  position: number
+  /**
+   * A piece of a word rather than a word (e.g. two characters of a long Japanese compound,
+   * which has no spaces): it lets a query word find a longer word containing it, ranks as
+   * a partial match, and is not a word of its own (no typo or prefix expansion to it).
+   */
+  fragment?: true
+}
+
+/** One word of the query as analyzed: what the user typed, normalized, and its equivalent spellings. */
+export interface QueryWord {
+  /** The word (for an inflected word, its dictionary form). Typo and prefix matching start from it. */
+  text: string
+  /**
+   * Exact alternatives, `text` first: other spellings of the same word the analysis knows
+   * (katakana for hiragana, a reading, the form as typed). A document term equal to one of
+   * them is a match of kind 'exact' (text) or 'alternative' (the others).
+   */
+  forms: string[]
+}
 
 /** One service as the index holds it (built by src/indexer/search-document.ts). */
 export interface SearchDocument {
@@ -36,10 +67,12 @@ export interface SearchDocument {
   trustScore: number
   nameSort: string
   createdAt: string
+  /** payToKey of the payment address: engines compare it with payToKey(filter.payTo). */
+  payTo: string
   /** Raw text per attribute (for engines that analyze themselves). */
   text: Record<SearchAttribute, string>
-  /** Analyzed terms per attribute: normalized words, base forms, readings, bigrams. */
-  terms: Record<SearchAttribute, IndexedTerm[]>
+  /** Analyzed terms per attribute (see DocumentTerm). */
+  terms: Record<SearchAttribute, DocumentTerm[]>
 }
 
 export const FACET_FIELDS = ['category', 'status', 'network'] as const
@@ -57,17 +90,20 @@ export interface SearchQuery {
   /**
    * Count the matches per value of these fields: over every match of the words, after the
    * filter, not just the page. 'network' counts each of a service's chains (CAIP-2 ids).
-   * Counts are exact on engines that count exactly; they share `total`'s caveat otherwise.
+   * Counts are exact when `totalExact` is; they share its caveat otherwise.
    */
   facets?: readonly FacetField[]
 }
 
 /**
- * How a query word met the document, most to least exact. An engine that cannot tell how
- * a match was made (only where) reports the kind it can infer from the matched text; see
- * MatchedToken.
+ * How a query word met the document: 'exact' (the word itself), 'alternative' (one of its
+ * other QueryWord.forms), 'synonym' (a synonym of it), 'prefix' (the last word began a
+ * longer term), 'typo' (within the typo budget, see match-rules.ts), 'fragment' (part of a
+ * word met part of the other, e.g. a DocumentTerm fragment). MATCH_EXACTNESS orders them.
+ * An engine that cannot tell how a match was made (only where) reports the kind it can
+ * infer from the matched text; see MatchedToken.
  */
-export type MatchKind = 'exact' | 'reading' | 'synonym' | 'prefix' | 'typo' | 'bigram'
+export type MatchKind = 'exact' | 'alternative' | 'synonym' | 'prefix' | 'typo' | 'fragment'
 
 /**
  * Why a hit matched, per query word: the API builds `matchedTokens` and the `reason` line
@@ -94,11 +130,12 @@ export interface SearchHit {
 
 export interface SearchResult {
   /**
-   * Matches after the filter, across all pages. Exact on engines that count exactly; an
-   * estimate on engines that estimate (the API passes it on as is). Paging past it yields
-   * an empty page, never an error.
+   * Matches after the filter, across all pages: exact or an estimate, as `totalExact` says
+   * (the API passes both on). Paging past it yields an empty page, never an error.
    */
   total: number
+  /** Whether `total` is the exact count (the embedded engine) or the engine's estimate (Meilisearch's estimatedTotalHits). */
+  totalExact: boolean
   /** The requested page of hits, in relevance order or the requested sort. */
   hits: SearchHit[]
   /** Present when the query asked for facets: one entry per asked field (values with 0 omitted). */

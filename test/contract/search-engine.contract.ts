@@ -12,6 +12,7 @@ import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { SEARCH_ATTRIBUTES, type SearchDocument, type SearchEngine, type SearchQuery } from '../../src/search/search-engine.js'
 import type { ServiceFilter } from '../../src/domain/catalog-query.js'
+import { samePayTo } from '../../src/domain/pay-to.js'
 
 export interface EngineHarness {
   /** Opens a fresh, empty engine, closed and removed when `t` ends. */
@@ -36,7 +37,8 @@ function matches (record: ServiceRecord, filter: ServiceFilter): boolean {
   return (filter.category === undefined || record.category === filter.category) &&
     (filter.status === undefined || record.status === filter.status) &&
     (filter.chain === undefined || record.supportedChains.includes(filter.chain)) &&
-    (filter.maxPriceAtomic === undefined || record.priceAtomic <= filter.maxPriceAtomic)
+    (filter.maxPriceAtomic === undefined || record.priceAtomic <= filter.maxPriceAtomic) &&
+    (filter.payTo === undefined || samePayTo(record.paymentAddress, filter.payTo))
 }
 
 export function searchEngineContract (t: Test, harness: EngineHarness): void {
@@ -106,13 +108,19 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
     t.ok(reading.hits.some((h) => byId.get(h.id)?.name.includes('天気') === true), 'てんき finds 天気 (readings)')
     t.ok((await engine.search(query('天気'))).hits.some((h) => byId.get(h.id)?.category === 'weather'), '天気 finds weather services')
     t.ok((await engine.search(query('wether'))).hits.some((h) => byId.get(h.id)?.category === 'weather'), 'a typo still finds them')
-    t.same(await engine.search(query('zzqqxxyy')), { total: 0, hits: [] }, 'no match: nothing')
+    const none = await engine.search(query('zzqqxxyy'))
+    t.same([none.total, none.hits], [0, []], 'no match: nothing')
+    const all = await engine.search(query('api'))
+    t.equal(typeof all.totalExact, 'boolean', 'the engine says whether its total is exact')
+    if (all.totalExact) t.equal(all.total, all.hits.length, 'an exact total is the number of matches')
 
     const chain = (records[0] as ServiceRecord).supportedChains[0] as string
+    const payTo = (records.find((r) => r.paymentAddress.startsWith('0x')) as ServiceRecord).paymentAddress
     const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
     const filters: ServiceFilter[] = [
       { category: 'weather' }, { status: 'verified' }, { chain }, { maxPriceAtomic: prices[Math.floor(prices.length / 2)] as number },
-      { category: 'weather', status: 'verified' }, { category: 'x" OR category = "finance' }
+      { category: 'weather', status: 'verified' }, { category: 'x" OR category = "finance' },
+      { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { payTo: 'x" OR payTo = "y' }
     ]
     for (const filter of filters) {
       const result = await engine.search(query('api', { filter }))

@@ -99,6 +99,41 @@ test('the Bazaar client searches with the catalog\'s typo-tolerant search', asyn
   await t.rejects(bazaar.search({ query: 'weather', cursor: 'abc' }), /400.*cursor/)
 })
 
+test('discovery search filters payTo before paging: full pages, every match once', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const payTo = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01'
+  const wanted: string[] = []
+  for (let i = 0; i < 30; i++) {
+    const mine = i % 6 === 4
+    const res = await register(app, validBody({
+      name: `Glimmerfox ${i}`,
+      description: 'glimmerfox data feed',
+      x402Config: { paymentAddress: mine ? payTo : `0x${String(i).padStart(40, '0')}`, network: 'base' }
+    }))
+    t.equal(res.statusCode, 201)
+    if (mine) wanted.push((res.json() as ServiceJson).endpoint)
+  }
+  await app.searchReady()
+  const seen: string[] = []
+  let cursor: string | null = null
+  for (let pages = 0; pages < 10; pages++) {
+    const res = await app.inject(`/discovery/search?query=glimmerfox&limit=2&payTo=${payTo.toLowerCase()}${cursor === null ? '' : `&cursor=${cursor}`}`)
+    t.equal(res.statusCode, 200)
+    const body = res.json() as { resources: Array<{ resource: string }>, partialResults: boolean, pagination: { cursor: string | null } }
+    seen.push(...body.resources.map((r) => r.resource))
+    cursor = body.pagination.cursor
+    t.equal(body.partialResults, cursor !== null)
+    if (cursor === null) {
+      t.ok(body.resources.length >= 1 && body.resources.length <= 2, 'the last page holds the rest')
+      break
+    }
+    t.equal(body.resources.length, 2, 'a page before the last is full')
+  }
+  t.equal(cursor, null, 'the cursor ends')
+  t.same([...seen].sort(), [...wanted].sort(), 'exactly the services paid to that address, each once')
+  t.equal(seen.length, 5)
+})
+
 test('/.well-known/x402 lists the endpoints of verified services', async (t) => {
   const app = await build(t)
   const res = await app.inject('/.well-known/x402')

@@ -150,3 +150,51 @@ test('a search thread (CATALOG_SEARCH_THREADS=1) answers exactly like the API th
     t.same(ranking(b), ranking(a), `${q}: the thread and the API thread agree`)
   }
 })
+
+test('a search sorted by name orders names as the list does (by code point)', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  // UTF-16 puts U+1F600 (a surrogate pair, 0xD83D…) before U+E000–U+FFFF; code points put it after.
+  for (const name of ['Zorbly \u{1F600}', 'Zorbly \uE000', 'Zorbly \uFFFD', 'Zorbly \u{10000}', 'Zorbly a']) {
+    t.equal((await register(app, validBody({ name, description: 'zorbly test service' }))).statusCode, 201, name)
+  }
+  await app.searchReady()
+  for (const order of ['asc', 'desc']) {
+    const listed = ((await app.inject(`/api/services?sortBy=name&sortOrder=${order}`)).json() as Array<{ name: string }>).map((s) => s.name)
+    t.equal(listed.length, 5)
+    const viaSearch = ((await app.inject(`/api/services?query=zorbly&sortBy=name&sortOrder=${order}`)).json() as Array<{ name: string }>).map((s) => s.name)
+    t.same(viaSearch, listed, `list search, ${order}`)
+    const catalog = (await app.inject(`/api/catalog/search?q=zorbly&sortBy=name&sortOrder=${order}`)).json() as { results: Result[] }
+    t.same(catalog.results.map((r) => r.service.name), listed, `catalog search, ${order}`)
+  }
+  t.same(((await app.inject('/api/services?sortBy=name')).json() as Array<{ name: string }>).map((s) => s.name),
+    ['Zorbly a', 'Zorbly \uE000', 'Zorbly \uFFFD', 'Zorbly \u{10000}', 'Zorbly \u{1F600}'], 'code-point order')
+})
+
+test('the search total says whether it is exact, and OpenAPI says what that means', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const body = (await app.inject('/api/catalog/search?q=api&limit=100')).json() as { total: number, totalExact: boolean, results: Result[] }
+  t.equal(body.totalExact, true, 'the embedded engine counts every match')
+  t.equal(body.total, body.results.length)
+  t.equal((await app.inject('/api/services?query=api')).headers['x-total-exact'], 'true', 'the list says so in a header')
+  const spec = (await app.inject('/openapi.json')).json()
+  const schema = spec.paths['/api/catalog/search'].get.responses['200'].content['application/json'].schema
+  t.same(schema.required.includes('totalExact'), true)
+  t.match(schema.properties.total.description, /totalExact/, 'total is not promised exact')
+  t.match(schema.properties.totalExact.description, /estimate/)
+  t.match(spec.paths['/api/services'].get.responses['200'].description, /X-Total-Exact/)
+})
+
+test('OpenAPI lists the error shape once, under components, and routes refer to it', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const spec = (await app.inject('/openapi.json')).json()
+  t.match(spec.components.schemas.ErrorResponse, { type: 'object', required: ['statusCode', 'code', 'error', 'message'] })
+  const routes: Array<[string, string, string]> = [['/api/catalog/search', 'get', '400'], ['/discovery/search', 'get', '400'], ['/api/services/{id}', 'get', '404'], ['/api/services', 'post', '409']]
+  for (const [path, method, status] of routes) {
+    t.same(spec.paths[path][method].responses[status].content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' }, `${method} ${path} ${status}`)
+  }
+  const inline = JSON.stringify(spec.paths).match(/"code":\{"type":"string"/g) ?? []
+  t.equal(inline.length, 0, 'no route repeats it inline')
+  const bad = await app.inject('/api/catalog/search?q=a&limit=0')
+  t.match(bad.json(), { statusCode: 400, code: 'VALIDATION_ERROR', field: 'limit' }, 'errors still serialize through the reference')
+})

@@ -4,21 +4,8 @@
  * a form the index may hold.
  */
 import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, splitWords } from './normalize.js'
+import type { DocumentTerm, QueryWord } from '../search-engine.js'
 import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
-
-export interface IndexedTerm {
-  term: string
-  position: number
-  /** A character bigram of a kanji/katakana run rather than a word of the text. */
-  bigram?: true
-}
-
-export interface QueryWord {
-  /** The normalized word (for inflected Japanese words, its dictionary form). */
-  text: string
-  /** Exact alternative terms, `text` first. */
-  forms: string[]
-}
 
 export type QueryLanguage = 'ja' | 'en'
 
@@ -156,18 +143,19 @@ function cjkRunBigrams (text: string): { text: string; start: number }[] {
  * Index-time analysis of one field. Japanese text yields, per kept word, its
  * surface, dictionary form and katakana reading (so 天気, てんき and テンキ
  * meet), plus character bigrams of long kanji/katakana runs (so 音声認識 is
- * found however kuromoji split リアルタイム音声認識).
+ * found however kuromoji split リアルタイム音声認識); bigrams are the port's
+ * word fragments.
  */
-export function analyzeField (text: string, tokenizer: JapaneseTokenizer): IndexedTerm[] {
+export function analyzeField (text: string, tokenizer: JapaneseTokenizer): DocumentTerm[] {
   const normalized = normalizeText(text)
   if (!isJapanese(normalized)) {
     return splitWords(normalized).map((term, position) => ({ term, position }))
   }
 
-  const terms = new Map<string, IndexedTerm>()
-  const add = (term: string, position: number, bigram = false): void => {
+  const terms = new Map<string, DocumentTerm>()
+  const add = (term: string, position: number, fragment = false): void => {
     const key = `${position}\u0000${term}`
-    if (!terms.has(key)) terms.set(key, bigram ? { term, position, bigram } : { term, position })
+    if (!terms.has(key)) terms.set(key, fragment ? { term, position, fragment } : { term, position })
   }
 
   const positionAt: (number | undefined)[] = []

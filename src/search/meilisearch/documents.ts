@@ -9,9 +9,8 @@
  * meets the kanji word (天気). Queries are analysed by the same analyzer (QueryWord) and
  * kana words are sent in hiragana, the form the readings are stored in.
  */
-import type { QueryWord } from '../analysis/analyzer.js'
 import { isJapanese } from '../analysis/normalize.js'
-import { SEARCH_ATTRIBUTES, type SearchAttribute, type SearchDocument } from '../search-engine.js'
+import { SEARCH_ATTRIBUTES, type QueryWord, type SearchAttribute, type SearchDocument } from '../search-engine.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 
 /** The three indexed forms of each searchable attribute. */
@@ -35,6 +34,8 @@ export interface MeiliServiceDocument {
   trustScore: number
   nameSort: string
   createdAt: string
+  /** payToKey of the payment address (a filter). */
+  payTo: string
   name: string
   categoryText: string
   description: string
@@ -79,7 +80,7 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     const terms = doc.terms[attribute]
     const names = TEXT_FIELDS[attribute]
     fields[names.ja] = unique(terms.filter((t) => isJapanese(t.term)).map((t) => t.term))
-    fields[names.kana] = unique(terms.filter((t) => t.bigram !== true && isKanaOnly(t.term)).map((t) => katakanaToHiragana(t.term)))
+    fields[names.kana] = unique(terms.filter((t) => t.fragment !== true && isKanaOnly(t.term)).map((t) => katakanaToHiragana(t.term)))
   }
   return {
     id: doc.id,
@@ -91,6 +92,7 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     trustScore: doc.trustScore,
     nameSort: doc.nameSort,
     createdAt: doc.createdAt,
+    payTo: doc.payTo,
     name: doc.text.name,
     categoryText: doc.text.category,
     description: doc.text.description,

@@ -4,6 +4,7 @@
  * the shape of the expression (`a" OR status = "x`, `TO`, `NOT` stay values).
  */
 import type { ServiceFilter, ServiceSort, SortField } from '../../domain/catalog-query.js'
+import { payToKey } from '../../domain/pay-to.js'
 
 /** Meilisearch attribute behind each sort field. */
 export const SORT_ATTRIBUTES: Record<SortField, string> = {
@@ -35,6 +36,7 @@ export function buildFilter (filter: ServiceFilter): string | undefined {
   // `networks` is an array: equality matches a document listing the chain anywhere in it.
   if (filter.chain !== undefined) conditions.push(`networks = ${quoteFilterValue(filter.chain)}`)
   if (filter.maxPriceAtomic !== undefined) conditions.push(`priceAtomic <= ${integer(filter.maxPriceAtomic, 'maxPriceAtomic')}`)
+  if (filter.payTo !== undefined) conditions.push(`payTo = ${quoteFilterValue(payToKey(filter.payTo))}`)
   return conditions.length === 0 ? undefined : conditions.join(' AND ')
 }
 

@@ -19,9 +19,9 @@ import { SearchUnavailableError } from '../../errors.js'
 import type { IndexStats, SearchDocument, SearchEngine, SearchQuery, SearchResult } from '../search-engine.js'
 import { loadSynonyms } from '../synonyms.js'
 import { hasJapanese, META_ID, queryText, toMeiliDocument, type MeiliMetaDocument, type MeiliServiceDocument } from './documents.js'
-import { FACET_ATTRIBUTES, toFacetDistribution } from './facets.js'
+import { FACET_ATTRIBUTES } from './facets.js'
 import { buildFilter, buildSort, idsFilter } from './filter.js'
-import { toSearchHit, type MeiliHit } from './results.js'
+import { toSearchResult, type MeiliHit } from './results.js'
 import { indexSettings, SEARCHABLE_ATTRIBUTES } from './settings.js'
 
 export interface MeilisearchEngineOptions {
@@ -173,7 +173,7 @@ export class MeilisearchEngine implements SearchEngine {
 
   async search (query: SearchQuery): Promise<SearchResult> {
     const q = queryText(query.words, query.prefixLastWord)
-    if (q.trim() === '') return { total: 0, hits: [] }
+    if (q.trim() === '') return { total: 0, totalExact: true, hits: [] }
     return await this.#guard(async () => {
       const filter = buildFilter(query.filter)
       const sort = buildSort(query.sort)
@@ -191,10 +191,7 @@ export class MeilisearchEngine implements SearchEngine {
         showMatchesPosition: true,
         showRankingScore: true
       })
-      // An estimate beyond the exact counts Meilisearch keeps (docs/search.md).
-      const total = response.estimatedTotalHits
-      const hits = (response.hits as MeiliHit[]).map((hit) => toSearchHit(hit, query.words, query.prefixLastWord, this.#synonyms))
-      return facets.length === 0 ? { total, hits } : { total, hits, facetDistribution: toFacetDistribution(facets, response.facetDistribution) }
+      return toSearchResult({ ...response, hits: response.hits as MeiliHit[] }, query, this.#synonyms)
     })
   }
 

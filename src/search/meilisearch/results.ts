@@ -4,16 +4,22 @@
  * comparing each matched text with the query word's forms, synonyms, prefix and typo
  * budget. That is coarser than the embedded engine, which knows how each term was planned.
  */
-import type { QueryWord } from '../analysis/analyzer.js'
 import { isJapanese, normalizeText } from '../analysis/normalize.js'
-import { EXACTNESS } from '../sqlite/query-plan.js'
-import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchAttribute, type SearchHit } from '../search-engine.js'
-import { typosBetween } from '../sqlite/typo.js'
+import { MATCH_EXACTNESS, typosBetween } from '../match-rules.js'
+import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type QueryWord, type SearchAttribute, type SearchHit, type SearchQuery, type SearchResult } from '../search-engine.js'
 import { katakanaToHiragana, queryForm, TEXT_FIELDS } from './documents.js'
+import { toFacetDistribution } from './facets.js'
 
 export interface MatchPosition {
   start: number
   length: number
+}
+
+/** The parts of a Meilisearch search response the port's result is made of. */
+export interface MeiliSearchResponse {
+  hits: MeiliHit[]
+  estimatedTotalHits: number
+  facetDistribution?: Record<string, Record<string, number>>
 }
 
 export interface MeiliHit {
@@ -68,7 +74,7 @@ export function matchesOf (hit: MeiliHit): Found[] {
 export function classify (word: QueryWord, found: Found, options: { prefix: boolean, synonyms: ReadonlyMap<string, readonly string[]> }): { kind: MatchKind, typos: number } | undefined {
   const forms = new Set([...word.forms, word.text, queryForm(word)].map(normalizeText).flatMap((f) => [f, katakanaToHiragana(f)]))
   const text = found.text
-  if (forms.has(text)) return { kind: found.form === 'kana' ? 'reading' : 'exact', typos: 0 }
+  if (forms.has(text)) return { kind: found.form === 'kana' ? 'alternative' : 'exact', typos: 0 }
   for (const form of forms) {
     if ((options.synonyms.get(form) ?? []).includes(text)) return { kind: 'synonym', typos: 0 }
   }
@@ -83,7 +89,7 @@ export function classify (word: QueryWord, found: Found, options: { prefix: bool
   if (fewest !== undefined) return { kind: 'typo', typos: fewest }
   // Meilisearch segmented a Japanese word, or a bigram of it matched: part of the word.
   for (const form of forms) {
-    if (isJapanese(form) && (form.includes(text) || text.includes(form))) return { kind: 'bigram', typos: 0 }
+    if (isJapanese(form) && (form.includes(text) || text.includes(form))) return { kind: 'fragment', typos: 0 }
   }
   return undefined
 }
@@ -97,7 +103,7 @@ export function matchedTokens (hit: MeiliHit, words: readonly QueryWord[], prefi
     for (const match of found) {
       const how = classify(word, match, { prefix: prefixLastWord && index === words.length - 1, synonyms })
       if (how === undefined) continue
-      const order = (EXACTNESS[how.kind] + how.typos) * 10 + SEARCH_ATTRIBUTES.indexOf(match.attribute)
+      const order = (MATCH_EXACTNESS[how.kind] + how.typos) * 10 + SEARCH_ATTRIBUTES.indexOf(match.attribute)
       if (best === undefined || order < best.order) best = { word: word.text, term: match.text, attribute: match.attribute, kind: how.kind, typos: how.typos, order }
     }
     if (best !== undefined) {
@@ -111,4 +117,15 @@ export function matchedTokens (hit: MeiliHit, words: readonly QueryWord[], prefi
 export function toSearchHit (hit: MeiliHit, words: readonly QueryWord[], prefixLastWord: boolean, synonyms: ReadonlyMap<string, readonly string[]>): SearchHit {
   const score = Math.round((hit._rankingScore ?? 0) * 10000) / 10000
   return { id: hit.id, score, matchedTokens: matchedTokens(hit, words, prefixLastWord, synonyms) }
+}
+
+/**
+ * A search response in the port's shape. Offset/limit paging answers estimatedTotalHits
+ * (docs/search.md), so the total is reported as an estimate.
+ */
+export function toSearchResult (response: MeiliSearchResponse, query: Pick<SearchQuery, 'words' | 'prefixLastWord' | 'facets'>, synonyms: ReadonlyMap<string, readonly string[]>): SearchResult {
+  const hits = response.hits.map((hit) => toSearchHit(hit, query.words, query.prefixLastWord, synonyms))
+  const result: SearchResult = { total: response.estimatedTotalHits, totalExact: false, hits }
+  if (query.facets !== undefined && query.facets.length > 0) result.facetDistribution = toFacetDistribution(query.facets, response.facetDistribution)
+  return result
 }

@@ -1,5 +1,6 @@
 /** What a ranked document shows: its score and how each query word met it (page only). */
-import { EXACTNESS, type PlannedWord } from './query-plan.js'
+import { MATCH_EXACTNESS } from '../match-rules.js'
+import type { PlannedWord } from './query-plan.js'
 import { SEARCH_ATTRIBUTES, type MatchedToken, type SearchHit } from '../search-engine.js'
 import { DESCRIPTION_BIT, slotOf, type MemoryIndex } from './memory-index.js'
 import { MAX_DISTANCE, MAX_QUERY_WORDS, type RankedDoc } from './ranking.js'
@@ -33,7 +34,7 @@ export function matchedTokensOf (index: MemoryIndex, slot: number, plan: readonl
   plan.slice(0, MAX_QUERY_WORDS).forEach((word, w) => {
     let best: (MatchedToken & { order: number }) | undefined
     const consider = (term: string, kind: MatchedToken['kind'], typos: number, attribute: number): void => {
-      const order = (EXACTNESS[kind] + typos) * 10 + attribute
+      const order = (MATCH_EXACTNESS[kind] + typos) * 10 + attribute
       if (best === undefined || order < best.order) {
         best = { word: plan[w]?.text ?? term, term, attribute: SEARCH_ATTRIBUTES[attribute] ?? 'description', kind, typos, order }
       }

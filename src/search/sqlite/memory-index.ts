@@ -172,6 +172,8 @@ export interface IndexRow {
   nameSort: string
   createdAt: string
   chains: string[]
+  /** payToKey of the payment address. */
+  payTo: string
   /** [name, description] encoded terms. */
   terms: [EncodedTerms, EncodedTerms]
 }
@@ -202,6 +204,8 @@ export class MemoryIndex {
   created = new Float64Array(0)
   ids: string[] = []
   nameSort: string[] = []
+  /** payToKey of each slot's payment address (the payTo filter). */
+  payTo: string[] = []
   /** SQLite rowid → slot + 1 (0: not held). Rowids only grow, by about one per write. */
   #slotOfRow = new Int32Array(0)
 
@@ -287,6 +291,7 @@ export class MemoryIndex {
     this.created[slot] = Date.parse(row.createdAt)
     this.ids[slot] = row.id
     this.nameSort[slot] = row.nameSort
+    this.payTo[slot] = row.payTo
     ;(this.categoryDocs[category] ??= new Posting()).push(slot)
 
     // One entry per (term, attribute): its first position there.
@@ -350,7 +355,7 @@ export class MemoryIndex {
     for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
     for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
     let strings = 0
-    for (let slot = 0; slot < this.slots; slot++) strings += (this.ids[slot]?.length ?? 0) + (this.nameSort[slot]?.length ?? 0) * 2 + 32
+    for (let slot = 0; slot < this.slots; slot++) strings += (this.ids[slot]?.length ?? 0) + (this.nameSort[slot]?.length ?? 0) * 2 + (this.payTo[slot]?.length ?? 0) + 32
     const columns = this.alive.length * (1 + 1 + 1 + 2 + 8 + 1 + 8)
     return { postings, documents: columns + strings + this.#slotOfRow.byteLength, terms }
   }

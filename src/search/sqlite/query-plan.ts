@@ -4,9 +4,9 @@
  * typo candidates from the index vocabulary. A Japanese word the index does not hold
  * whole (天気予報, てんきよほう) is segmented into the longest terms it does hold.
  */
-import type { QueryWord } from '../analysis/analyzer.js'
 import { isJapanese, katakanaSpelling } from '../analysis/normalize.js'
-import type { MatchKind } from '../search-engine.js'
+import { MATCH_EXACTNESS } from '../match-rules.js'
+import type { MatchKind, QueryWord } from '../search-engine.js'
 import type { Vocabulary } from './vocabulary.js'
 
 export interface TermCandidate {
@@ -19,9 +19,6 @@ export interface PlannedWord {
   text: string
   candidates: TermCandidate[]
 }
-
-/** Exactness rank of a match: exact spellings first, then expansions, then typos. */
-export const EXACTNESS: Record<MatchKind, number> = { exact: 0, reading: 0, synonym: 1, bigram: 1, prefix: 1, typo: 2 }
 
 const HAN = /\p{Script=Han}/u
 
@@ -113,14 +110,14 @@ export function planQuery (
     const candidates = new Map<string, TermCandidate>()
     const add = (term: string, kind: MatchKind, typos = 0): void => {
       const existing = candidates.get(term)
-      if (existing === undefined || EXACTNESS[kind] + typos < EXACTNESS[existing.kind] + existing.typos) candidates.set(term, { term, kind, typos })
+      if (existing === undefined || MATCH_EXACTNESS[kind] + typos < MATCH_EXACTNESS[existing.kind] + existing.typos) candidates.set(term, { term, kind, typos })
     }
     // Exact forms go in even when the in-memory vocabulary has not seen them yet, so a
     // just-indexed service is found at once.
     // Readings let a kana query meet kanji text; a kanji query matching by reading would
     // only find homophones (撮る → トリ → 取り).
     const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
-    forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'reading') })
+    forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'alternative') })
     for (const form of forms) {
       for (const synonym of synonyms.get(form) ?? []) add(synonym, 'synonym')
     }

@@ -13,9 +13,12 @@
  * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
  */
 import { popcount } from './bits.js'
-import { EXACTNESS, type PlannedWord } from './query-plan.js'
+import { MATCH_EXACTNESS } from '../match-rules.js'
+import type { PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
+import { compareText } from '../../domain/sort-keys.js'
+import { payToKey } from '../../domain/pay-to.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
@@ -132,7 +135,7 @@ function sourcesOf (index: MemoryIndex, plan: readonly PlannedWord[]): Source[] 
   plan.forEach((word, w) => {
     const bit = (1 << w) >>> 0
     for (const candidate of word.candidates) {
-      const exactness = EXACTNESS[candidate.kind]
+      const exactness = MATCH_EXACTNESS[candidate.kind]
       const marks = {
         word: w,
         bit,
@@ -259,15 +262,17 @@ function filterOf (index: MemoryIndex, filter: ServiceFilter): ((slot: number) =
   if (category === undefined || status === undefined) return undefined
   const maxPrice = filter.maxPriceAtomic ?? Infinity
   const chains = filter.chain === undefined ? undefined : index.chainSetMembers.map((members) => members.includes(filter.chain as string))
-  const { alive, price, chainSet } = index
-  if (category < 0 && status < 0 && maxPrice === Infinity && chains === undefined) return (d) => alive[d] === 1
+  const payTo = filter.payTo === undefined ? undefined : payToKey(filter.payTo)
+  const { alive, price, chainSet, payTo: payToOf } = index
+  if (category < 0 && status < 0 && maxPrice === Infinity && chains === undefined && payTo === undefined) return (d) => alive[d] === 1
   const categoryOf = index.category
   const statusOf = index.status
   return (d) => alive[d] === 1 &&
     (category < 0 || categoryOf[d] === category) &&
     (status < 0 || statusOf[d] === status) &&
     (price[d] as number) <= maxPrice &&
-    (chains === undefined || chains[chainSet[d] as number] === true)
+    (chains === undefined || chains[chainSet[d] as number] === true) &&
+    (payTo === undefined || payToOf[d] === payTo)
 }
 
 function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly FacetField[]): FacetDistribution {
@@ -441,8 +446,9 @@ function topBySort (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, 
   const tie = (a: number, b: number): number => {
     const da = slotAt(a)
     const db = slotAt(b)
-    if (numeric === undefined && nameSort[da] !== nameSort[db]) return ((nameSort[da] as string) < (nameSort[db] as string) ? -1 : 1) * sign
-    return ((ids[da] as string) < (ids[db] as string) ? -1 : 1) * sign
+    // Code-point order, as the store lists names (UTF-16 `<` would put U+10000 and up first).
+    const byName = numeric === undefined ? compareText(nameSort[da] as string, nameSort[db] as string) : 0
+    return (byName !== 0 ? byName : compareText(ids[da] as string, ids[db] as string)) * sign
   }
   return firstK(matches.length, k, key, tie).map((i) => matches[i] as number)
 }

@@ -13,7 +13,7 @@ import type { IndexRow } from './memory-index.js'
 import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from './terms.js'
 
 /** Bumped when the layout changes; an index in another layout is rebuilt from the store. */
-export const LAYOUT = 4
+export const LAYOUT = 5
 
 /** Prepared statements by SQL text (a statement per generation's table names). */
 export class Statements {
@@ -58,6 +58,7 @@ export function createGeneration (db: Database.Database, g: number): void {
       name_sort TEXT NOT NULL,
       created_at TEXT NOT NULL,
       chains TEXT NOT NULL,
+      pay_to TEXT NOT NULL,
       terms TEXT NOT NULL
     ) STRICT;
     CREATE INDEX IF NOT EXISTS docs_${g}_changed ON docs_${g} (changed);
@@ -76,7 +77,7 @@ export function writeDocuments (statements: Statements, g: number, documents: re
   const find = statements.get(`SELECT rowid, seq FROM docs_${g} WHERE id = ?`)
   const remove = statements.get(`DELETE FROM docs_${g} WHERE rowid = ?`)
   const log = statements.get(`INSERT OR REPLACE INTO removed_${g} (row, changed) VALUES (?, ?)`)
-  const insert = statements.get(`INSERT INTO docs_${g} (id, seq, changed, category, status, price_atomic, trust_score, name_sort, created_at, chains, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const insert = statements.get(`INSERT INTO docs_${g} (id, seq, changed, category, status, price_atomic, trust_score, name_sort, created_at, chains, pay_to, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const category = statements.get(`INSERT OR IGNORE INTO categories_${g} (category, terms, changed) VALUES (?, ?, ?)`)
   const categoriesDone = new Set<string>()
   for (const doc of documents) {
@@ -89,7 +90,7 @@ export function writeDocuments (statements: Statements, g: number, documents: re
       category.run(doc.category, JSON.stringify(encodeCategoryTerms(doc.terms.category)), version)
     }
     const terms = JSON.stringify([encodeTerms(doc.terms.name), encodeTerms(doc.terms.description)])
-    insert.run(doc.id, doc.seq, version, doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt, JSON.stringify(doc.chains), terms)
+    insert.run(doc.id, doc.seq, version, doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt, JSON.stringify(doc.chains), doc.payTo, terms)
   }
 }
 
@@ -113,10 +114,11 @@ interface StoredRow {
   name_sort: string
   created_at: string
   chains: string
+  pay_to: string
   terms: string
 }
 
-const ROW_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, chains, terms'
+const ROW_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, chains, pay_to, terms'
 
 function toIndexRow (row: StoredRow): IndexRow {
   return {
@@ -129,6 +131,7 @@ function toIndexRow (row: StoredRow): IndexRow {
     nameSort: row.name_sort,
     createdAt: row.created_at,
     chains: JSON.parse(row.chains) as string[],
+    payTo: row.pay_to,
     terms: JSON.parse(row.terms) as [EncodedTerms, EncodedTerms]
   }
 }

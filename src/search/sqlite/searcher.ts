@@ -147,7 +147,10 @@ export class Searcher {
     const plan = planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord })
     const ranked = rank(index, this.#scratch, { plan, filter: query.filter, sort: query.sort, page: query.page, facets: query.facets })
     const hits = ranked.docs.map((doc) => hitOf(index, doc, plan))
-    return ranked.facetDistribution === undefined ? { total: ranked.total, hits } : { total: ranked.total, hits, facetDistribution: ranked.facetDistribution }
+    // Every match is counted in the pass that finds them: the total is exact.
+    const result: SearchResult = { total: ranked.total, totalExact: true, hits }
+    if (ranked.facetDistribution !== undefined) result.facetDistribution = ranked.facetDistribution
+    return result
   }
 
   /** Waits for a background compaction, if one runs (tests). */

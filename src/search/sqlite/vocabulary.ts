@@ -4,7 +4,8 @@
  * bucketed by first character for typo scans.
  */
 import { popcount } from './bits.js'
-import { sameStartTypos, typoBudget, typosBetween } from './typo.js'
+import { typoBudget, typosBetween } from '../match-rules.js'
+import { sameStartTypos } from './typo.js'
 
 export interface TypoCandidate {
   term: string

@@ -17,7 +17,7 @@ import { META_ID, katakanaToHiragana, queryText, toMeiliDocument, TEXT_FIELDS } 
 import { toFacetDistribution } from '../../../src/search/meilisearch/facets.js'
 import { buildFilter, buildSort, idsFilter, quoteFilterValue } from '../../../src/search/meilisearch/filter.js'
 import { assertSucceeded, describeMeiliError } from '../../../src/search/meilisearch/meili-engine.js'
-import { matchedText, matchedTokens, type MeiliHit } from '../../../src/search/meilisearch/results.js'
+import { matchedText, matchedTokens, toSearchResult, type MeiliHit } from '../../../src/search/meilisearch/results.js'
 import { indexSettings, SEARCHABLE_ATTRIBUTES } from '../../../src/search/meilisearch/settings.js'
 
 /**
@@ -165,7 +165,7 @@ test('matched tokens: how each query word met the hit', async (t) => {
   const tokens = matchedTokens(hit, splitQueryWords('weather てんき forcast'), false, synonyms)
   t.same(tokens.map((m) => [m.word, m.term, m.attribute, m.kind, m.typos]), [
     ['weather', 'weather', 'name', 'exact', 0],
-    ['てんき', 'てんき', 'name', 'reading', 0],
+    ['てんき', 'てんき', 'name', 'alternative', 0],
     ['forcast', 'forecast', 'name', 'typo', 1]
   ])
   const prefix = matchedTokens(hit, splitQueryWords('fore'), true, synonyms)
@@ -203,4 +203,14 @@ test('error lines name the server and the variable to fix', async (t) => {
   const other = new MeilisearchApiError(new Response(null, { status: 400 }), { code: 'invalid_search_filter', message: 'bad', type: 'invalid_request', link: '' })
   t.match(describeMeiliError(url, other), /\(MEILI_URL\): invalid_search_filter/)
   t.equal(META_ID, 'catalog_meta')
+})
+
+test('totals are reported as Meilisearch\'s estimates', async (t) => {
+  const hit: MeiliHit = { id: 'svc_1', _rankingScore: 0.5, name: 'Weather', _matchesPosition: { name: [{ start: 0, length: 7 }] } }
+  const result = toSearchResult({ hits: [hit], estimatedTotalHits: 37, facetDistribution: { networks: { 'eip155:8453': 3 } } },
+    { words: splitQueryWords('weather'), prefixLastWord: false, facets: ['network'] }, loadSynonyms())
+  t.same([result.total, result.totalExact], [37, false], 'estimatedTotalHits is an estimate, and says so')
+  t.same(result.hits.map((h) => [h.id, h.score]), [['svc_1', 0.5]])
+  t.same(result.facetDistribution, { network: { 'eip155:8453': 3 } })
+  t.equal(toSearchResult({ hits: [], estimatedTotalHits: 0 }, { words: [], prefixLastWord: true }, loadSynonyms()).facetDistribution, undefined, 'no facets asked, none answered')
 })

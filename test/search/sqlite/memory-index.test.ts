@@ -7,9 +7,9 @@ import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } fr
 
 test('stored terms: the first four forms of a word keep its position, further forms and bigrams do not', async (t) => {
   const forms = ['天気', 'テンキ', 'てんき', 'tenki', 'extra'].map((term) => ({ term, position: 3 }))
-  t.same(encodeTerms([...forms, { term: '天気予', position: 3, bigram: true }, { term: 'weather', position: 0 }]),
+  t.same(encodeTerms([...forms, { term: '天気予', position: 3, fragment: true }, { term: 'weather', position: 0 }]),
     ['天気', 3, 'テンキ', 3, 'てんき', 3, 'tenki', 3, 'extra', LOOSE, '天気予', BIGRAM, 'weather', 0])
-  t.same(encodeCategoryTerms([{ term: '天気', position: 1 }, { term: '気予', position: 1, bigram: true }]), ['天気', 1, 0, '気予', 1, 1], 'category terms keep positions, bigrams flagged')
+  t.same(encodeCategoryTerms([{ term: '天気', position: 1 }, { term: '気予', position: 1, fragment: true }]), ['天気', 1, 0, '気予', 1, 1], 'category terms keep positions, bigrams flagged')
 })
 
 test('postings: appended in slot order, found by slot, trimmed to size', async (t) => {
@@ -37,6 +37,7 @@ function row (rowid: number, overrides: Partial<IndexRow> = {}): IndexRow {
     nameSort: `service ${rowid}`,
     createdAt: '2026-01-01T00:00:00.000Z',
     chains: ['eip155:8453', 'eip155:8453'],
+    payTo: '0x1111111111111111111111111111111111111111',
     terms: [encodeTerms([{ term: 'tokyo', position: 0 }, { term: 'weather', position: 1 }, { term: 'tokyo', position: 5 }]), encodeTerms([{ term: 'forecast', position: 600 }])],
     ...overrides
   }
@@ -44,7 +45,7 @@ function row (rowid: number, overrides: Partial<IndexRow> = {}): IndexRow {
 
 test('documents: one entry per term and attribute at its first position, dead slots, vocabulary', async (t) => {
   const index = new MemoryIndex(1, 0)
-  index.setCategoryTerms('weather', encodeCategoryTerms([{ term: 'weather', position: 0 }, { term: '天気', position: 1 }, { term: '天気予', position: 1, bigram: true }]))
+  index.setCategoryTerms('weather', encodeCategoryTerms([{ term: 'weather', position: 0 }, { term: '天気', position: 1 }, { term: '天気予', position: 1, fragment: true }]))
   t.equal(index.add(row(5)), 0)
   t.equal(index.add(row(5)), 0, 'a row already held keeps its slot')
   t.equal(index.add(row(2000, { chains: ['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'] })), 1, 'rowids far apart are fine')

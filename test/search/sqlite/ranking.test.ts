@@ -3,7 +3,8 @@ import { prng } from '../../../bench/generate.js'
 import { planQuery, segment } from '../../../src/search/sqlite/query-plan.js'
 import { explainMatch } from '../../../src/search/reason.js'
 import type { MatchedToken } from '../../../src/search/search-engine.js'
-import { boundedDistance, sameStartTypos, typoBudget, typosBetween } from '../../../src/search/sqlite/typo.js'
+import { boundedDistance, typoBudget, typosBetween } from '../../../src/search/match-rules.js'
+import { sameStartTypos } from '../../../src/search/sqlite/typo.js'
 import { Vocabulary } from '../../../src/search/sqlite/vocabulary.js'
 
 test("Meilisearch's typo budget", async (t) => {
@@ -90,10 +91,10 @@ test('reasons name the word, the attribute and how it matched, in the query lang
   const match = (kind: MatchedToken['kind'], typos = 0): MatchedToken => ({ word: 'wether', term: 'weather', attribute: 'description', kind, typos })
   const cases: Array<[MatchedToken['kind'], number, RegExp, RegExp]> = [
     ['exact', 0, /^「wether」が説明に一致。$/, /^"wether" is in the description\.$/],
-    ['reading', 0, /読み/, /reading "weather"/],
+    ['alternative', 0, /読み/, /reading "weather"/],
     ['synonym', 0, /同義語「weather」/, /"weather", a synonym of "wether"/],
     ['prefix', 0, /前方一致/, /starts "weather"/],
-    ['bigram', 0, /部分一致/, /part of "weather"/],
+    ['fragment', 0, /部分一致/, /part of "weather"/],
     ['typo', 1, /1文字違い/, /\(1 typo\)/],
     ['typo', 2, /2文字違い/, /\(2 typos\)/]
   ]

@@ -1,14 +1,12 @@
 /** Request and response schemas of the search endpoints (also their OpenAPI documentation). */
 import { Type } from '@sinclair/typebox'
-import { ServiceSchema } from '../domain/service.js'
-import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../domain/service-query.js'
-import { StringEnum } from '../domain/string-enum.js'
-import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField } from './search-engine.js'
-import { ValidationError } from '../errors.js'
-import { SORT_FIELDS } from '../domain/catalog-query.js'
-
-/** Longest accepted query, in characters. */
-export const MAX_QUERY_LENGTH = 200
+import { ServiceSchema } from '../../domain/service.js'
+import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../../domain/service-query.js'
+import { StringEnum } from '../../domain/string-enum.js'
+import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField, type MatchedToken, type MatchKind } from '../../search/search-engine.js'
+import { MAX_QUERY_LENGTH } from '../../search/service-search.js'
+import { ValidationError } from '../../errors.js'
+import { SORT_FIELDS } from '../../domain/catalog-query.js'
 
 export const QueryText = Type.String({ minLength: 1, maxLength: MAX_QUERY_LENGTH, description: `Search text, at most ${MAX_QUERY_LENGTH} characters` })
 
@@ -55,20 +53,33 @@ export const FacetDistributionSchema = Type.Object({
   network: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'CAIP-2 id → matches; a service counts once per supported chain' }))
 }, { additionalProperties: false, description: 'Matches per value of each field asked for in facets (values without matches omitted)' })
 
+/**
+ * The API's names for the port's match kinds, kept from before the port was neutral:
+ * an alternative form of a Japanese word is its reading, a word fragment a bigram.
+ */
+const API_MATCH_KINDS = { exact: 'exact', alternative: 'reading', synonym: 'synonym', prefix: 'prefix', typo: 'typo', fragment: 'bigram' } as const satisfies Record<MatchKind, string>
+type ApiMatchKind = typeof API_MATCH_KINDS[MatchKind]
+
 export const MatchSchema = Type.Object({
   word: Type.String({ description: 'Query word' }),
   term: Type.String({ description: 'Indexed term it matched' }),
   attribute: StringEnum(SEARCH_ATTRIBUTES),
-  kind: StringEnum(['exact', 'reading', 'synonym', 'prefix', 'typo', 'bigram']),
+  kind: StringEnum(Object.values(API_MATCH_KINDS) as ApiMatchKind[], { description: 'exact; reading (another form of the word: kana reading, dictionary form); synonym; prefix; typo; bigram (part of a longer word)' }),
   typos: Type.Integer({ minimum: 0 })
 })
+
+/** A matched token as the API names it. */
+export function toMatchView (match: MatchedToken): Omit<MatchedToken, 'kind'> & { kind: ApiMatchKind } {
+  return { ...match, kind: API_MATCH_KINDS[match.kind] }
+}
 
 const Score = Type.Number({ minimum: 0, maximum: 1, description: 'Relevance; results are in descending score order' })
 const MatchedTokens = Type.Array(Type.String(), { description: 'Query words that matched' })
 
 export const CatalogSearchResponse = Type.Object({
   query: Type.String(),
-  total: Type.Integer({ minimum: 0, description: 'Number of matching services: exact, counted over every match whatever the page (the engine counts them in the same pass that finds them, so no estimate is needed)' }),
+  total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters: exact when totalExact is true, otherwise the search engine\'s estimate' }),
+  totalExact: Type.Boolean({ description: 'true when total is the exact count (the embedded SQLite engine); false when it is an estimate (Meilisearch estimates totals, so paging may end before or after it)' }),
   results: Type.Array(Type.Object({
     service: ServiceSchema,
     score: Score,
