@@ -20,7 +20,7 @@
  *   Numbers are positive integers; 0 means "before the first change" (a store never
  *   written to has latestSeq() 0).
  */
-import type { MonitoringUpdate, ProbeSummary } from '../domain/lifecycle.js'
+import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
@@ -78,13 +78,6 @@ export interface ProbePage {
   items: ProbeOutcome[]
   total: number
 }
-
-/**
- * Decides a service's monitoring state after a probe, from the service as stored and its
- * recent probes (newest first, the new one included). Runs inside the store's
- * transaction, so it must not wait on anything.
- */
-export type MonitoringDecision = (service: ServiceRecord, history: ProbeSummary[]) => MonitoringUpdate
 
 /** A service the prober should check, with what the check needs. */
 export interface ProbeCandidate extends ProbeTarget {
@@ -175,13 +168,15 @@ export interface CatalogStore {
   findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null>
 
   /**
-   * Stores a probe of a service and applies `decide`'s monitoring state to it, atomically;
-   * keeps the newest PROBE_HISTORY_LIMIT probes per service. The service gets a new
-   * change-feed seq only when status, trustScore or paymentRequirements changed (what
-   * search and export read), not on every probe. `nextProbeAt` (ISO) is when the
-   * scheduler should probe it again. Null (nothing stored) when no service has that id.
+   * Stores a probe of a service and, atomically with it, the service's new monitoring state:
+   * applyProbe (src/domain/lifecycle.ts) of the service as stored, the probe, its newest
+   * probes (the new one included) and `policy`. Keeps the newest PROBE_HISTORY_LIMIT probes
+   * per service. The service gets a new change-feed seq only when changesListing says the
+   * update changes what search and export show, not on every probe. `nextProbeAt` (ISO) is
+   * when the scheduler should probe it again. Returns the service as stored now; null
+   * (nothing stored) when no service has that id.
    */
-  recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null>
+  recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null>
   /** A service's stored probes, newest first. */
   listProbes (serviceId: string, page: Page): Promise<ProbePage>
   /** A service's newest probe; null when it was never probed. */

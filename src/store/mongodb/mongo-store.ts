@@ -13,10 +13,10 @@
  */
 import { Long, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
-import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
+import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
@@ -228,7 +228,7 @@ export class MongoCatalogStore implements CatalogStore {
     }
   }
 
-  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
     return await this.#transaction(async (session) => {
       const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })
       if (doc === null) return null
@@ -240,13 +240,10 @@ export class MongoCatalogStore implements CatalogStore {
       const history = (await this.#probes.find({ serviceId: { $eq: serviceId } }, { session, sort: { at: -1 }, limit: PROBE_HISTORY_LIMIT }).toArray())
         .map((probe): ProbeSummary => ({ checkedAt: probe.checkedAt.toISOString(), answered402: probe.answered402, matched: probe.matched }))
       const before = fromServiceDocument(doc)
-      const update = decide(before, history)
-      // Search and export read status, trust score and requirements: only their change is a change-feed event.
-      const visible = update.status !== before.status || update.trustScore !== before.trustScore ||
-        JSON.stringify(update.paymentRequirements) !== JSON.stringify(before.paymentRequirements)
+      const update = applyProbe(before, outcome, history, policy)
       await this.#services.updateOne({ _id: { $eq: serviceId } }, {
         $set: {
-          ...(visible ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...(changesListing(before, update) ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
           status: update.status,
           trustScore: update.trustScore,
           uptimeScore: update.uptimeScore,

@@ -22,8 +22,6 @@ export type RecordValues = [
 ]
 /** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
 export const RECORD_VALUES = 22
-/** Where payment_requirements sits in RecordValues (recordProbe compares the stored text). */
-export const REQUIREMENTS_COLUMN = 18
 
 export interface ProbeRow {
   checked_at: string

@@ -8,11 +8,11 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import type { HttpMethod } from '../../domain/http-method.js'
-import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
+import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ListIndex, type ListEntry } from './list-index.js'
 import { ListThread } from './list-thread.js'
@@ -20,7 +20,7 @@ import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { PAY_TO_KEY_SQL, migrate } from './schema.js'
 import {
-  RECORD_COLUMNS, RECORD_VALUES, REQUIREMENTS_COLUMN, fromKeyRow, fromProbeRow, fromValues, toParams,
+  RECORD_COLUMNS, RECORD_VALUES, fromKeyRow, fromProbeRow, fromValues, toParams,
   type ApiKeyRow, type ProbeRow, type RecordValues
 } from './mapping.js'
 
@@ -63,7 +63,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #updateOne: (record: ServiceRecord) => boolean
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
-  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
+  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
   readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
@@ -130,8 +130,8 @@ export class SqliteCatalogStore implements CatalogStore {
         .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
       return true
     })
-    this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
-      this.#recordProbeNow(serviceId, outcome, decide, nextProbeAt))
+    this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) =>
+      this.#recordProbeNow(serviceId, outcome, policy, nextProbeAt))
     this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { items: this.#recordsByRowid(handles), total }
@@ -148,7 +148,7 @@ export class SqliteCatalogStore implements CatalogStore {
     })
   }
 
-  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): ServiceRecord | null {
+  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): ServiceRecord | null {
     const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(serviceId) as RecordValues | undefined
     if (row === undefined) return null
     this.#statement(`INSERT INTO probes (service_id, checked_at, http_status, x402_version, latency_ms, answered_402, matched, reason, accepts)
@@ -162,12 +162,10 @@ export class SqliteCatalogStore implements CatalogStore {
       .all(serviceId, PROBE_HISTORY_LIMIT) as Array<Pick<ProbeRow, 'checked_at' | 'answered_402' | 'matched'>>)
       .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
     const before = fromValues(row)
-    const update = decide(before, history)
+    const update = applyProbe(before, outcome, history, policy)
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
-    // Search and export read status, trust score and requirements: only their change is a change-feed event.
-    const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row[REQUIREMENTS_COLUMN]
     const after = { ...before, ...update }
-    this.#statement(`UPDATE services SET ${visible ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
+    this.#statement(`UPDATE services SET ${changesListing(before, update) ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
       last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
       .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
     return after
@@ -409,8 +407,8 @@ export class SqliteCatalogStore implements CatalogStore {
     return row === undefined ? null : fromKeyRow(row)
   }
 
-  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
-    return this.#recordProbe(serviceId, outcome, decide, nextProbeAt)
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+    return this.#recordProbe(serviceId, outcome, policy, nextProbeAt)
   }
 
   async listProbes (serviceId: string, page: Page): Promise<ProbePage> {
