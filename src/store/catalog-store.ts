@@ -88,7 +88,8 @@ export interface CatalogStore {
   /**
    * Stores a new service as a new change. Throws DuplicateEndpointError when another service
    * holds its (canonical) endpoint: endpoints are unique across the store, enforced by the
-   * adapter atomically (a unique index, not a read-then-write).
+   * adapter atomically (a unique index, not a read-then-write). Any other refusal (an id
+   * already stored, say) is not a DuplicateEndpointError.
    */
   insertService (record: ServiceRecord): Promise<void>
   /**

@@ -75,6 +75,22 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.same(await store.getService(first.id), first, 'the registered service is untouched')
   })
 
+  t.test('only a clash on the endpoint is a DuplicateEndpointError', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const latest = await store.latestSeq()
+    // The same id again, at its own endpoint: the id clashes, and no other service holds the endpoint.
+    for (const again of [a, { ...a, endpoint: 'https://elsewhere.example/x' }]) {
+      const err = await store.insertService(again).then(() => null, (err: unknown) => err)
+      t.ok(err instanceof Error, `${again.endpoint}: refused`)
+      t.notOk(err instanceof DuplicateEndpointError, `${again.endpoint}: not reported as a taken endpoint`)
+    }
+    await t.rejects(store.insertService({ ...a, endpoint: b.endpoint }), DuplicateEndpointError, 'the same id at another service\'s endpoint: that endpoint is taken')
+    t.same(await store.getService(a.id), a, 'nothing changed')
+    t.equal(await store.latestSeq(), latest)
+  })
+
   t.test('insertServices is all or nothing', async (t) => {
     const store = await open(t)
     const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]

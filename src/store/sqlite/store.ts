@@ -106,7 +106,7 @@ export class SqliteCatalogStore implements CatalogStore {
       for (const record of records) this.#insertOne(record)
     })
     this.#updateOne = this.#db.transaction((record: ServiceRecord): boolean => {
-      if (!this.#uniqueEndpoint(() => this.#update.run(toParams(record)), record.endpoint)) return false
+      if (!this.#uniqueEndpoint(() => this.#update.run(toParams(record)), record)) return false
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(record.id)
       for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
       return true
@@ -191,20 +191,26 @@ export class SqliteCatalogStore implements CatalogStore {
     return statement
   }
 
-  /** Runs a write, turning a clash on the unique endpoint into DuplicateEndpointError; true when a row changed. */
-  #uniqueEndpoint (write: () => Database.RunResult, endpoint: string): boolean {
+  /**
+   * Runs a write of `record` inside a transaction; true when a row changed. A unique clash
+   * is a DuplicateEndpointError only when another service holds the record's endpoint: the
+   * error does not say which index it hit (other than in its message, which is no contract),
+   * but the write lock is held, so the holder read here is the one the index saw.
+   */
+  #uniqueEndpoint (write: () => Database.RunResult, record: ServiceRecord): boolean {
     try {
       return write().changes > 0
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /endpoint/.test((err as Error).message)) {
-        throw new DuplicateEndpointError(endpoint, { cause: err })
+      if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const holder = this.#statement('SELECT id FROM services WHERE endpoint = ?').pluck().get(record.endpoint) as string | undefined
+        if (holder !== undefined && holder !== record.id) throw new DuplicateEndpointError(record.endpoint, { cause: err })
       }
       throw err
     }
   }
 
   #insertOne (record: ServiceRecord): void {
-    this.#uniqueEndpoint(() => this.#insert.run(toParams(record)), record.endpoint)
+    this.#uniqueEndpoint(() => this.#insert.run(toParams(record)), record)
     // An id that comes back (a demo service re-seeded) is live again: its tombstone goes.
     this.#statement('DELETE FROM service_tombstones WHERE id = ?').run(record.id)
     for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
