@@ -11,7 +11,7 @@
  * first, so a change committing during the read is never skipped. Why a counter rather than
  * resume tokens: docs/decisions.md, "The change feed and checkpoints".
  */
-import { Long, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
+import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
@@ -50,12 +50,26 @@ function unavailable (url: string, err: unknown): StoreUnavailableError {
 const DUPLICATE_KEY = 11000
 const NAMESPACE_EXISTS = 48
 
-/** A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is. */
-function duplicateEndpoint (err: unknown, fallback: string): unknown {
-  if (err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.keyPattern?.endpoint !== undefined) {
-    return new DuplicateEndpointError((err.keyValue?.endpoint as string | undefined) ?? fallback, { cause: err })
+/**
+ * A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is.
+ * A single-document write's error names the index it hit (the server's keyPattern and
+ * keyValue). insertMany's bulk error does not: the driver keeps only each write error's
+ * index, code and message. For it the failed record's endpoint is looked up (its
+ * transaction has aborted by then): held by another service, stored or earlier in the
+ * batch, it is what clashed; otherwise another unique key did (an id).
+ */
+export async function duplicateEndpointOf (err: unknown, records: readonly ServiceRecord[], heldByAnother: (record: ServiceRecord) => Promise<boolean>): Promise<unknown> {
+  if (!(err instanceof MongoServerError) || err.code !== DUPLICATE_KEY) return err
+  if (err.keyPattern !== undefined) {
+    if (err.keyPattern.endpoint === undefined) return err
+    return new DuplicateEndpointError(String(err.keyValue?.endpoint ?? records[0]?.endpoint), { cause: err })
   }
-  return err
+  if (!(err instanceof MongoBulkWriteError)) return err
+  const index = [err.writeErrors].flat()[0]?.index ?? -1
+  const record = records[index]
+  if (record === undefined) return err
+  const clash = records.slice(0, index).some((other) => other.endpoint === record.endpoint && other.id !== record.id) || await heldByAnother(record)
+  return clash ? new DuplicateEndpointError(record.endpoint, { cause: err }) : err
 }
 
 export class MongoCatalogStore implements CatalogStore {
@@ -124,6 +138,11 @@ export class MongoCatalogStore implements CatalogStore {
     }
   }
 
+  async #duplicateEndpoint (err: unknown, records: readonly ServiceRecord[]): Promise<unknown> {
+    return await duplicateEndpointOf(err, records, async (record) =>
+      await this.#services.countDocuments({ endpoint: { $eq: record.endpoint }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
+  }
+
   /** Reserves `count` sequence numbers in the transaction; returns the first. */
   async #reserve (session: ClientSession, count: number): Promise<number> {
     const counter = await this.#counters.findOneAndUpdate(
@@ -149,7 +168,7 @@ export class MongoCatalogStore implements CatalogStore {
         await this.#tombstones.deleteMany({ _id: { $in: records.map((r) => r.id) } }, { session })
       })
     } catch (err) {
-      throw duplicateEndpoint(err, records[0]?.endpoint ?? '')
+      throw await this.#duplicateEndpoint(err, records)
     }
   }
 
@@ -162,7 +181,7 @@ export class MongoCatalogStore implements CatalogStore {
         return true
       })
     } catch (err) {
-      throw duplicateEndpoint(err, record.endpoint)
+      throw await this.#duplicateEndpoint(err, [record])
     }
   }
 
@@ -199,7 +218,7 @@ export class MongoCatalogStore implements CatalogStore {
         return true
       })
     } catch (err) {
-      throw duplicateEndpoint(err, record.endpoint)
+      throw await this.#duplicateEndpoint(err, [record])
     }
   }
 
