@@ -145,11 +145,12 @@ function refreshServiceJson (db: Database.Database): void {
   const only = made === SERVICE_JSON_FORMAT ? 'AND service_json IS NULL' : ''
   const batch = db.prepare(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid > ? ${only} ORDER BY rowid LIMIT 1000`).raw(true)
   const write = db.prepare('UPDATE services SET service_json = ? WHERE rowid = ?')
+  // Immediate: it reads, then writes, and another process may be opening the file too.
   const remake = db.transaction((after: number): number => {
     const rows = batch.all(after) as Array<[...RecordValues, number]>
     for (const values of rows) write.run(toServiceJson(fromValues(values)), values[RECORD_VALUES])
     return rows.length === 0 ? -1 : (rows[rows.length - 1] as [...RecordValues, number])[RECORD_VALUES]
-  })
+  }).immediate
   for (let after = remake(0); after !== -1; after = remake(after));
   db.prepare("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
 }

@@ -102,16 +102,16 @@ export class SqliteCatalogStore implements CatalogStore {
         owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
-    this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
+    this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
       for (const record of records) this.#insertOne(record)
     })
-    this.#updateOne = this.#db.transaction((record: ServiceRecord): boolean => {
+    this.#updateOne = this.#writeTransaction((record: ServiceRecord): boolean => {
       if (!this.#uniqueEndpoint(() => this.#update.run(toParams(record)), record)) return false
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(record.id)
       for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
       return true
     })
-    this.#deleteOne = this.#db.transaction((id: string): boolean => {
+    this.#deleteOne = this.#writeTransaction((id: string): boolean => {
       // Taken before the row goes: deleting the newest service would otherwise hand its tombstone
       // the service's own seq, which the indexer has already passed, and search would keep it.
       const seq = (this.#statement(`SELECT ${NEXT_SEQ} AS seq`).get() as { seq: number }).seq
@@ -121,7 +121,7 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#statement('INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ?)').run(id, seq)
       return true
     })
-    this.#displaceOne = this.#db.transaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
+    this.#displaceOne = this.#writeTransaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
       const current = this.#statement('SELECT updated_at FROM services WHERE id = ? AND endpoint = ?').get(holder.id, holder.endpoint) as { updated_at: string } | undefined
       if (current?.updated_at !== holder.updatedAt) return false
       this.#deleteOne(holder.id)
@@ -130,7 +130,7 @@ export class SqliteCatalogStore implements CatalogStore {
         .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
       return true
     })
-    this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) =>
+    this.#recordProbe = this.#writeTransaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) =>
       this.#recordProbeNow(serviceId, outcome, policy, nextProbeAt))
     this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
@@ -140,7 +140,7 @@ export class SqliteCatalogStore implements CatalogStore {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { json: this.#jsonByRowid(handles), total }
     })
-    this.#acquireLease = this.#db.transaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
+    this.#acquireLease = this.#writeTransaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
       const current = this.#statement('SELECT holder, expires_at FROM leases WHERE name = ?').get(name) as { holder: string, expires_at: number } | undefined
       if (current !== undefined && current.holder !== holder && current.expires_at > now) return false
       this.#statement('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs)
@@ -169,6 +169,16 @@ export class SqliteCatalogStore implements CatalogStore {
       last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
       .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
     return after
+  }
+
+  /**
+   * A write transaction that takes the write lock when it begins (BEGIN IMMEDIATE). A
+   * deferred one that reads first would take a snapshot, and if another process committed
+   * a write before its own first write, it could not upgrade: SQLITE_BUSY at once, no
+   * busy_timeout wait (SQLite refuses to let it write over a state it did not see).
+   */
+  #writeTransaction<F extends (...args: any[]) => unknown> (work: F): Database.Transaction<F>['immediate'] {
+    return this.#db.transaction(work).immediate
   }
 
   #statement (sql: string): Database.Statement {
