@@ -13,9 +13,16 @@ import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/dom
 import { nameSortKey } from '../../src/domain/sort-keys.js'
 import { payToKey } from '../../src/domain/pay-to.js'
 import { computeTrustScore } from '../../src/domain/trust.js'
+import { openCatalogStore } from '../../src/adapters.js'
+import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
 
 /** Opens a fresh, empty store, closed and removed when `t` ends. */
 export type OpenStore = (t: Test) => Promise<CatalogStore>
+/** Names a fresh, empty store for openCatalogStore (so other processes can open it too), removed when `t` ends. */
+export type NameStore = (t: Test) => Promise<StoreOpening>
+
+/** Services each writer process of the concurrency check inserts (with half as many updates and a fifth as many deletions). */
+const WRITER_SERVICES = 60
 
 const NOW = '2025-03-04T05:06:07.089Z'
 export const demoRecords = (): ServiceRecord[] => seedRecords(readSeedFile('demo'), NOW)
@@ -44,7 +51,11 @@ export function referenceList (records: readonly ServiceRecord[], filter: Catalo
     .map((r) => r.id)
 }
 
-export function catalogStoreContract (t: Test, open: OpenStore): void {
+/**
+ * The contract, run on stores `open` opens. With `name`, also the feed's ordering under
+ * writer processes sharing one store (each opens it through src/adapters.ts).
+ */
+export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore): void {
   t.test('insert, get and getServices', async (t) => {
     const store = await open(t)
     const records = demoRecords()
@@ -185,6 +196,29 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.same(next.map((c) => c.service?.id), [(records[35] as ServiceRecord).id], 'a new write appears after the old checkpoint')
     t.ok((next[0]?.seq ?? 0) > latest)
   })
+
+  if (name !== undefined) {
+    t.test('the change feed under concurrent writer processes: a tail from its checkpoint misses no final state', async (t) => {
+      const opening = await name(t)
+      const store = await openCatalogStore(opening)
+      t.teardown(() => store.close())
+      const writers = ['alpha', 'bravo'].map((writer) => startWriter(t, opening, writer, WRITER_SERVICES))
+      await Promise.all(writers.map((writer) => writer.ready))
+      const tail = new FeedTail(store, 7)
+      const run = { writing: true }
+      const exits = Promise.all(writers.map((writer) => writer.exited)).finally(() => { run.writing = false })
+      for (const writer of writers) writer.go()
+      // Tails while they write, as the indexer does; a pause when nothing is new lets them on.
+      while (run.writing) if (await tail.step() === 0) await new Promise((resolve) => setTimeout(resolve, 1))
+      const codes = await exits
+      t.same(codes, [0, 0], 'both writers finished')
+      if (codes.some((code) => code !== 0)) t.comment(writers.map((writer) => writer.output()).join('\n'))
+      await tail.catchUp()
+      t.same(await missedChanges(store, tail), [], 'every service\'s final state was seen by the tail')
+      const deleted = Math.floor(WRITER_SERVICES / 5)
+      t.equal(await store.countServices(), 2 * (WRITER_SERVICES - deleted), 'every write of both writers is stored')
+    })
+  }
 
   t.test('deletions are tombstones in the feed', async (t) => {
     const store = await open(t)
