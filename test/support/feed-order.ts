@@ -72,8 +72,8 @@ export class NumberedBeforeCommitFeed implements Feed {
   }
 }
 
-/** The writer script (test/support/feed-writer.ts), run with this process's loader flags (tap's TypeScript import). */
-const WRITER = new URL('./feed-writer.ts', import.meta.url).pathname
+/** The writer script, on the built dist/. */
+const WRITER = new URL('./feed-writer.mjs', import.meta.url).pathname
 
 export interface WriterProcess {
   /** Resolves once the writer has opened the store. */
@@ -87,7 +87,7 @@ export interface WriterProcess {
 
 /** Starts a writer process on the store `opening` names; killed when `t` ends, should it still run. */
 export function startWriter (t: Test, opening: StoreOpening, name: string, count: number): WriterProcess {
-  const child = spawn(process.execPath, [...process.execArgv, WRITER, JSON.stringify(opening), name, String(count)], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [WRITER, JSON.stringify(opening), name, String(count)], { stdio: ['pipe', 'pipe', 'pipe'] })
   t.teardown(() => { child.kill() })
   let output = ''
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
