@@ -22,10 +22,8 @@ import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
-  type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
+  type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
-
-interface DisplacementDocument { _id: string, displacedBy: string, endpoint: string, ownerId: string | null, reason: string, at: Date }
 import { serviceFilter, serviceSort } from './query.js'
 import { API_KEY_INDEXES, COLLECTIONS, PROBE_INDEXES, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
 
@@ -119,7 +117,7 @@ export class MongoCatalogStore implements CatalogStore {
     try {
       const hello = await client.db('admin').command({ hello: 1 })
       if (hello.setName === undefined && hello.msg !== 'isdbgrid') {
-        throw new Error('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
+        throw new StoreUnavailableError('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
       }
       await ensureSchema(client.db())
     } catch (err) {
@@ -150,7 +148,7 @@ export class MongoCatalogStore implements CatalogStore {
       { $inc: { seq: Long.fromNumber(count) } },
       { session, upsert: true, returnDocument: 'after' }
     )
-    if (counter === null) throw new Error('the change counter was not returned')
+    if (counter === null) throw new StoreUnavailableError('the change counter was not returned')
     return fromLong(counter.seq, 'seq') - count + 1
   }
 
