@@ -7,7 +7,7 @@ import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
-import type { ApiKeyRecord } from '../catalog-store.js'
+import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
 
 /**
  * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
@@ -78,6 +78,12 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
 
 export function fromKeyRow (row: ApiKeyRow): ApiKeyRecord {
   return { id: row.id, name: row.name, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at }
+}
+
+export interface DisplacementRow { id: string, displaced_by: string, endpoint: string, owner_id: string | null, reason: string, at: string }
+
+export function fromDisplacementRow (row: DisplacementRow): Displacement {
+  return { id: row.id, displacedBy: row.displaced_by, endpoint: row.endpoint, ownerId: row.owner_id, reason: row.reason, at: row.at }
 }
 
 /** A record as the named parameters of the store's insert and update statements. */

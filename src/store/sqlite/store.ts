@@ -20,8 +20,8 @@ import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { PAY_TO_KEY_SQL, migrate } from './schema.js'
 import {
-  RECORD_COLUMNS, RECORD_VALUES, fromKeyRow, fromProbeRow, fromValues, toParams,
-  type ApiKeyRow, type ProbeRow, type RecordValues
+  RECORD_COLUMNS, RECORD_VALUES, fromDisplacementRow, fromKeyRow, fromProbeRow, fromValues, toParams,
+  type ApiKeyRow, type DisplacementRow, type ProbeRow, type RecordValues
 } from './mapping.js'
 
 /** The next change-feed sequence: past every live service and every tombstone. */
@@ -243,10 +243,8 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async getDisplacement (id: string): Promise<Displacement | null> {
-    const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as
-      { id: string, displaced_by: string, endpoint: string, owner_id: string | null, reason: string, at: string } | undefined
-    if (row === undefined) return null
-    return { id: row.id, displacedBy: row.displaced_by, endpoint: row.endpoint, ownerId: row.owner_id, reason: row.reason, at: row.at }
+    const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as DisplacementRow | undefined
+    return row === undefined ? null : fromDisplacementRow(row)
   }
 
   async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
