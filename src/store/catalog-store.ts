@@ -12,7 +12,8 @@
  *   atomic write. Sequence numbers are:
  *   - monotonic: a later write gets a higher number, never a reused one;
  *   - commit-ordered: once a reader sees number n, every write numbered below n is
- *     visible too (a write is never "filled in" below a number already read);
+ *     visible too (a write is never "filled in" below a number already read); the
+ *     contract checks it with two writer processes sharing one store;
  *   - not necessarily dense: numbers may be skipped (an updated service leaves its old
  *     number unused; a counter may skip after an aborted write). Consumers compare numbers,
  *     never count them: `latestSeq() - checkpoint` is a distance, an upper bound on the
