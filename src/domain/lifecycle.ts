@@ -84,3 +84,14 @@ export function applyProbe (
     paymentRequirements
   }
 }
+
+/**
+ * Whether a probe's update changes what search and export show of the service: its status,
+ * trust score or payment requirements. Only such a probe is a change-feed event (a new
+ * sequence number); one that moves only uptime or lastChecked leaves the indexer idle and
+ * export ETags valid.
+ */
+export function changesListing (before: Pick<ServiceRecord, 'status' | 'trustScore' | 'paymentRequirements'>, update: MonitoringUpdate): boolean {
+  return update.status !== before.status || update.trustScore !== before.trustScore ||
+    JSON.stringify(update.paymentRequirements) !== JSON.stringify(before.paymentRequirements)
+}

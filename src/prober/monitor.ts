@@ -2,7 +2,7 @@
  * Probe a stored service and record the result: the one path the scheduler, the CLI and
  * on-demand probes (app.prober.probeService) share, so the lifecycle is applied once.
  */
-import { applyProbe, failurePeriodFor } from '../domain/lifecycle.js'
+import { failurePeriodFor } from '../domain/lifecycle.js'
 import { probeTargetOf, type EndpointProber, type ProbeOutcome, type ProbeTarget } from '../domain/probe.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
@@ -25,7 +25,7 @@ export class ServiceMonitor {
     if (signal?.aborted === true) return null
     const policy = { failurePeriodMs: failurePeriodFor(this.intervalMs) }
     const next = nextProbeTime(Date.parse(outcome.checkedAt), this.intervalMs)
-    const stored = await this.store.recordProbe(id, outcome, (service, history) => applyProbe(service, outcome, history, policy), next)
+    const stored = await this.store.recordProbe(id, outcome, policy, next)
     return stored === null ? null : outcome
   }
 

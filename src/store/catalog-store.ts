@@ -12,7 +12,8 @@
  *   atomic write. Sequence numbers are:
  *   - monotonic: a later write gets a higher number, never a reused one;
  *   - commit-ordered: once a reader sees number n, every write numbered below n is
- *     visible too (a write is never "filled in" below a number already read);
+ *     visible too (a write is never "filled in" below a number already read); the
+ *     contract checks it with two writer processes sharing one store;
  *   - not necessarily dense: numbers may be skipped (an updated service leaves its old
  *     number unused; a counter may skip after an aborted write). Consumers compare numbers,
  *     never count them: `latestSeq() - checkpoint` is a distance, an upper bound on the
@@ -20,7 +21,7 @@
  *   Numbers are positive integers; 0 means "before the first change" (a store never
  *   written to has latestSeq() 0).
  */
-import type { MonitoringUpdate, ProbeSummary } from '../domain/lifecycle.js'
+import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
@@ -79,13 +80,6 @@ export interface ProbePage {
   total: number
 }
 
-/**
- * Decides a service's monitoring state after a probe, from the service as stored and its
- * recent probes (newest first, the new one included). Runs inside the store's
- * transaction, so it must not wait on anything.
- */
-export type MonitoringDecision = (service: ServiceRecord, history: ProbeSummary[]) => MonitoringUpdate
-
 /** A service the prober should check, with what the check needs. */
 export interface ProbeCandidate extends ProbeTarget {
   id: string
@@ -95,7 +89,8 @@ export interface CatalogStore {
   /**
    * Stores a new service as a new change. Throws DuplicateEndpointError when another service
    * holds its (canonical) endpoint: endpoints are unique across the store, enforced by the
-   * adapter atomically (a unique index, not a read-then-write).
+   * adapter atomically (a unique index, not a read-then-write). Any other refusal (an id
+   * already stored, say) is not a DuplicateEndpointError.
    */
   insertService (record: ServiceRecord): Promise<void>
   /**
@@ -175,13 +170,15 @@ export interface CatalogStore {
   findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null>
 
   /**
-   * Stores a probe of a service and applies `decide`'s monitoring state to it, atomically;
-   * keeps the newest PROBE_HISTORY_LIMIT probes per service. The service gets a new
-   * change-feed seq only when status, trustScore or paymentRequirements changed (what
-   * search and export read), not on every probe. `nextProbeAt` (ISO) is when the
-   * scheduler should probe it again. Null (nothing stored) when no service has that id.
+   * Stores a probe of a service and, atomically with it, the service's new monitoring state:
+   * applyProbe (src/domain/lifecycle.ts) of the service as stored, the probe, its newest
+   * probes (the new one included) and `policy`. Keeps the newest PROBE_HISTORY_LIMIT probes
+   * per service. The service gets a new change-feed seq only when changesListing says the
+   * update changes what search and export show, not on every probe. `nextProbeAt` (ISO) is
+   * when the scheduler should probe it again. Returns the service as stored now; null
+   * (nothing stored) when no service has that id.
    */
-  recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null>
+  recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null>
   /** A service's stored probes, newest first. */
   listProbes (serviceId: string, page: Page): Promise<ProbePage>
   /** A service's newest probe; null when it was never probed. */

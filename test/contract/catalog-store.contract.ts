@@ -12,9 +12,17 @@ import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
 import { nameSortKey } from '../../src/domain/sort-keys.js'
 import { payToKey } from '../../src/domain/pay-to.js'
+import { computeTrustScore } from '../../src/domain/trust.js'
+import { openCatalogStore } from '../../src/adapters.js'
+import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
 
 /** Opens a fresh, empty store, closed and removed when `t` ends. */
 export type OpenStore = (t: Test) => Promise<CatalogStore>
+/** Names a fresh, empty store for openCatalogStore (so other processes can open it too), removed when `t` ends. */
+export type NameStore = (t: Test) => Promise<StoreOpening>
+
+/** Services each writer process of the concurrency check inserts (with half as many updates and a fifth as many deletions). */
+const WRITER_SERVICES = 60
 
 const NOW = '2025-03-04T05:06:07.089Z'
 export const demoRecords = (): ServiceRecord[] => seedRecords(readSeedFile('demo'), NOW)
@@ -43,7 +51,11 @@ export function referenceList (records: readonly ServiceRecord[], filter: Catalo
     .map((r) => r.id)
 }
 
-export function catalogStoreContract (t: Test, open: OpenStore): void {
+/**
+ * The contract, run on stores `open` opens. With `name`, also the feed's ordering under
+ * writer processes sharing one store (each opens it through src/adapters.ts).
+ */
+export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore): void {
   t.test('insert, get and getServices', async (t) => {
     const store = await open(t)
     const records = demoRecords()
@@ -72,6 +84,22 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.equal(await store.getService(clash.id), null)
     t.equal(await store.latestSeq(), latest, 'a refused write takes no sequence')
     t.same(await store.getService(first.id), first, 'the registered service is untouched')
+  })
+
+  t.test('only a clash on the endpoint is a DuplicateEndpointError', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const latest = await store.latestSeq()
+    // The same id again, at its own endpoint: the id clashes, and no other service holds the endpoint.
+    for (const again of [a, { ...a, endpoint: 'https://elsewhere.example/x' }]) {
+      const err = await store.insertService(again).then(() => null, (err: unknown) => err)
+      t.ok(err instanceof Error, `${again.endpoint}: refused`)
+      t.notOk(err instanceof DuplicateEndpointError, `${again.endpoint}: not reported as a taken endpoint`)
+    }
+    await t.rejects(store.insertService({ ...a, endpoint: b.endpoint }), DuplicateEndpointError, 'the same id at another service\'s endpoint: that endpoint is taken')
+    t.same(await store.getService(a.id), a, 'nothing changed')
+    t.equal(await store.latestSeq(), latest)
   })
 
   t.test('insertServices is all or nothing', async (t) => {
@@ -169,6 +197,29 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.ok((next[0]?.seq ?? 0) > latest)
   })
 
+  if (name !== undefined) {
+    t.test('the change feed under concurrent writer processes: a tail from its checkpoint misses no final state', async (t) => {
+      const opening = await name(t)
+      const store = await openCatalogStore(opening)
+      t.teardown(() => store.close())
+      const writers = ['alpha', 'bravo'].map((writer) => startWriter(t, opening, writer, WRITER_SERVICES))
+      await Promise.all(writers.map((writer) => writer.ready))
+      const tail = new FeedTail(store, 7)
+      const run = { writing: true }
+      const exits = Promise.all(writers.map((writer) => writer.exited)).finally(() => { run.writing = false })
+      for (const writer of writers) writer.go()
+      // Tails while they write, as the indexer does; a pause when nothing is new lets them on.
+      while (run.writing) if (await tail.step() === 0) await new Promise((resolve) => setTimeout(resolve, 1))
+      const codes = await exits
+      t.same(codes, [0, 0], 'both writers finished')
+      if (codes.some((code) => code !== 0)) t.comment(writers.map((writer) => writer.output()).join('\n'))
+      await tail.catchUp()
+      t.same(await missedChanges(store, tail), [], 'every service\'s final state was seen by the tail')
+      const deleted = Math.floor(WRITER_SERVICES / 5)
+      t.equal(await store.countServices(), 2 * (WRITER_SERVICES - deleted), 'every write of both writers is stored')
+    })
+  }
+
   t.test('deletions are tombstones in the feed', async (t) => {
     const store = await open(t)
     const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
@@ -237,31 +288,31 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.same((await store.dueForProbe(NOW, 10, true)).map((c) => c.id).sort(), [owned.id, b.id].sort())
     t.match((await store.dueForProbe(NOW, 10, false))[0], { endpoint: a.endpoint, method: a.method, network: a.network, paymentAddress: a.paymentAddress, priceAtomic: a.priceAtomic })
 
+    // Probes spaced by `policy` over a long failure period: three failures do not make it inactive here.
+    const policy = { failurePeriodMs: 3_600_000 }
     const seqBefore = await store.latestSeq()
-    const seen: number[] = []
     const next = new Date(Date.parse(NOW) + 3_600_000).toISOString()
-    const updated = await store.recordProbe(owned.id, probe(1, true), (service, history) => {
-      seen.push(history.length)
-      return { status: 'verified', uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: 80, paymentRequirements: probe(1, true).accepts }
-    }, next)
-    t.match(updated, { id: owned.id, status: 'verified', trustScore: 80, uptimeScore: 100 })
-    t.same(seen, [1], 'the decision sees the history, the new probe included')
-    t.match(await store.getService(owned.id), { status: 'verified', trustScore: 80, lastChecked: probe(1, true).checkedAt, paymentRequirements: probe(1, true).accepts })
+    const updated = await store.recordProbe(owned.id, probe(1, true), policy, next)
+    const verified = { status: 'verified', uptimeScore: 100, trustScore: computeTrustScore({ status: 'verified', uptimeScore: 100, txCount: owned.txCount }), lastChecked: probe(1, true).checkedAt, paymentRequirements: probe(1, true).accepts }
+    t.match(updated, { id: owned.id, ...verified }, 'the lifecycle applied, the new probe in its history (uptime 100, not unknown)')
+    t.same(await store.getService(owned.id), updated, 'and stored')
     t.ok(await store.latestSeq() > seqBefore, 'a visible change is a change-feed event')
     t.same(await store.dueForProbe(NOW, 10, false), [], 'not due before its next probe time')
     t.same((await store.dueForProbe(next, 10, false)).map((c) => c.id), [owned.id], 'due once the time comes')
 
     const seqAfter = await store.latestSeq()
-    await store.recordProbe(owned.id, probe(2, true), (service, history) => ({ status: service.status, uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: service.trustScore, paymentRequirements: service.paymentRequirements }), next)
+    t.match(await store.recordProbe(owned.id, probe(2, true), policy, next), { status: 'verified', trustScore: verified.trustScore })
     t.equal(await store.latestSeq(), seqAfter, 'a probe that changes nothing search or export reads is no change-feed event')
-    await store.recordProbe(owned.id, probe(3, false), (service, history) => ({ status: 'unverified', uptimeScore: 100, lastChecked: history[0]?.checkedAt ?? '', trustScore: 50, paymentRequirements: service.paymentRequirements }), next)
+    t.match(await store.recordProbe(owned.id, probe(3, false), policy, next), { status: 'unverified', trustScore: computeTrustScore({ status: 'unverified', uptimeScore: 100, txCount: owned.txCount }) })
+    t.ok(await store.latestSeq() > seqAfter, 'a status change is a change-feed event')
 
     const page = await store.listProbes(owned.id, { limit: 2, offset: 0 })
     t.equal(page.total, 3)
     t.same(page.items.map((p) => p.reason), ['payTo differs 3', 'matches'], 'newest first, paged')
     t.same(await store.lastProbe(owned.id), probe(3, false), 'the last probe round-trips field for field')
     t.equal(await store.lastProbe(b.id), null)
-    t.equal(await store.recordProbe('svc_nobody', probe(4, true), () => { throw new Error('not called') }, null), null, 'no service, nothing stored')
+    t.equal(await store.recordProbe('svc_nobody', probe(4, true), policy, null), null, 'no service, nothing stored')
+    t.equal((await store.listProbes('svc_nobody', { limit: 10, offset: 0 })).total, 0)
 
     t.equal(await store.markProbeDue(owned.id), true)
     t.same((await store.dueForProbe(NOW, 10, false)).map((c) => c.id), [owned.id], 'asked for: due now')
@@ -278,6 +329,23 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), false, 'only the holder releases')
     await store.releaseLease('prober', 'two')
     t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), true, 'released: free at once')
+  })
+
+  t.test('recordProbe: failures make a service inactive once they span the failure period it is given', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords().map((r): ServiceRecord => ({ ...r, status: 'verified' })) as [ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b])
+    const failure = (minute: number): ProbeOutcome => ({
+      checkedAt: new Date(Date.parse(NOW) + minute * 60_000).toISOString(), httpStatus: null, x402Version: null, latencyMs: null, answered402: false, matched: false, reason: 'connection refused', accepts: null
+    })
+    for (const minute of [0, 1]) {
+      await store.recordProbe(a.id, failure(minute), { failurePeriodMs: 120_000 }, null)
+      await store.recordProbe(b.id, failure(minute), { failurePeriodMs: 180_000 }, null)
+    }
+    t.match(await store.getService(a.id), { status: 'verified', uptimeScore: 0 }, 'two failures: still verified')
+    t.match(await store.recordProbe(a.id, failure(2), { failurePeriodMs: 120_000 }, null), { status: 'inactive', trustScore: computeTrustScore({ status: 'inactive', uptimeScore: 0, txCount: a.txCount }) }, 'three over two minutes, the period: inactive')
+    t.match(await store.recordProbe(b.id, failure(2), { failurePeriodMs: 180_000 }, null), { status: 'verified' }, 'three over two minutes, a three-minute period: not yet')
+    t.match(await store.getService(a.id), { status: 'inactive' })
   })
 
   t.test('streamServices: every match once, in id order, across batch boundaries', async (t) => {
@@ -321,11 +389,12 @@ export function catalogStoreContract (t: Test, open: OpenStore): void {
     const [a, b, c] = records as [ServiceRecord, ServiceRecord, ServiceRecord]
     await store.updateService({ ...a, name: 'Renamed "quoted" \\ サービス', priceAtomic: 1, updatedAt: '2025-03-05T00:00:00.000Z' })
     await store.recordProbe(b.id, { checkedAt: NOW, httpStatus: 402, x402Version: 2, latencyMs: 3, answered402: true, matched: true, reason: 'matches', accepts: null },
-      () => ({ status: 'verified', uptimeScore: 100, lastChecked: NOW, trustScore: 97, paymentRequirements: null }), null)
+      { failurePeriodMs: 0 }, null)
+    const trustScore = computeTrustScore({ status: 'verified', uptimeScore: 100, txCount: b.txCount })
     await store.deleteService(c.id)
     const json = JSON.parse(Buffer.from((await store.listServiceJson({}, sorts[0] as ServiceSort, { limit: 100, offset: 0 })).json).toString()) as Array<{ id: string }>
     t.match(json.find((item) => item.id === a.id), { name: 'Renamed "quoted" \\ サービス', pricing: { pricePerRequest: '0.000001' } }, 'an update shows')
-    t.match(json.find((item) => item.id === b.id), { status: 'verified', trustScore: 97 }, 'a probe\'s verdict shows')
+    t.match(json.find((item) => item.id === b.id), { status: 'verified', trustScore }, 'a probe\'s verdict shows')
     t.notOk(json.some((item) => item.id === c.id), 'a deleted service is gone')
     await same('after an update, a probe and a delete')
   })

@@ -144,9 +144,13 @@ test('export filters, ETag and If-None-Match', async (t) => {
   t.equal((await app.inject({ url: '/api/export', headers: { 'if-none-match': `"other", W/${etag}` } })).statusCode, 304, 'weak and listed forms match')
   // A probe that changes nothing the export shows (same status and trust) is no change-feed
   // event: the body must then be byte for byte what the ETag promised.
-  const someone = first.json<ExportBody>().items[0] as { metadata: { id: string } }
-  await app.store.recordProbe(someone.metadata.id, { checkedAt: new Date().toISOString(), httpStatus: 402, x402Version: 2, latencyMs: 5, answered402: true, matched: false, reason: 'probe for the test', accepts: null },
-    (service) => ({ status: service.status, trustScore: service.trustScore, uptimeScore: 12.5, lastChecked: new Date().toISOString(), paymentRequirements: service.paymentRequirements }), null)
+  // An unverified service answering a 402 that does not match stays unverified, and uptime
+  // earns trust only when verified: only its uptime and lastChecked move.
+  const someone = first.json<ExportBody>().items.find((item) => item.metadata.status === 'unverified') as { metadata: { id: string } }
+  const before = await app.store.getService(someone.metadata.id)
+  const probed = await app.store.recordProbe(someone.metadata.id, { checkedAt: new Date().toISOString(), httpStatus: 402, x402Version: 2, latencyMs: 5, answered402: true, matched: false, reason: 'probe for the test', accepts: null },
+    { failurePeriodMs: 0 }, null)
+  t.not(probed?.lastChecked, before?.lastChecked, 'the probe was recorded')
   const afterProbe = await app.inject('/api/export')
   t.equal(afterProbe.headers.etag, etag, 'a probe with no visible change keeps the ETag')
   t.equal(afterProbe.body, first.body, 'and the body is the one the ETag stands for')

@@ -68,6 +68,9 @@ export interface TombstoneDocument {
   deletedAt: Date
 }
 
+/** Why a listing was displaced (CatalogStore.getDisplacement), kept after the service is gone. */
+export interface DisplacementDocument { _id: string, displacedBy: string, endpoint: string, ownerId: string | null, reason: string, at: Date }
+
 export interface ApiKeyDocument {
   _id: string
   name: string

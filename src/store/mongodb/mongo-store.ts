@@ -11,21 +11,19 @@
  * first, so a change committing during the read is never skipped. Why a counter rather than
  * resume tokens: docs/decisions.md, "The change feed and checkpoints".
  */
-import { Long, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
+import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
-import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
+import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
-  type ApiKeyDocument, type CounterDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
+  type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
-
-interface DisplacementDocument { _id: string, displacedBy: string, endpoint: string, ownerId: string | null, reason: string, at: Date }
 import { serviceFilter, serviceSort } from './query.js'
 import { API_KEY_INDEXES, COLLECTIONS, PROBE_INDEXES, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
 
@@ -50,12 +48,26 @@ function unavailable (url: string, err: unknown): StoreUnavailableError {
 const DUPLICATE_KEY = 11000
 const NAMESPACE_EXISTS = 48
 
-/** A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is. */
-function duplicateEndpoint (err: unknown, fallback: string): unknown {
-  if (err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.keyPattern?.endpoint !== undefined) {
-    return new DuplicateEndpointError((err.keyValue?.endpoint as string | undefined) ?? fallback, { cause: err })
+/**
+ * A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is.
+ * A single-document write's error names the index it hit (the server's keyPattern and
+ * keyValue). insertMany's bulk error does not: the driver keeps only each write error's
+ * index, code and message. For it the failed record's endpoint is looked up (its
+ * transaction has aborted by then): held by another service, stored or earlier in the
+ * batch, it is what clashed; otherwise another unique key did (an id).
+ */
+export async function duplicateEndpointOf (err: unknown, records: readonly ServiceRecord[], heldByAnother: (record: ServiceRecord) => Promise<boolean>): Promise<unknown> {
+  if (!(err instanceof MongoServerError) || err.code !== DUPLICATE_KEY) return err
+  if (err.keyPattern !== undefined) {
+    if (err.keyPattern.endpoint === undefined) return err
+    return new DuplicateEndpointError(String(err.keyValue?.endpoint ?? records[0]?.endpoint), { cause: err })
   }
-  return err
+  if (!(err instanceof MongoBulkWriteError)) return err
+  const index = [err.writeErrors].flat()[0]?.index ?? -1
+  const record = records[index]
+  if (record === undefined) return err
+  const clash = records.slice(0, index).some((other) => other.endpoint === record.endpoint && other.id !== record.id) || await heldByAnother(record)
+  return clash ? new DuplicateEndpointError(record.endpoint, { cause: err }) : err
 }
 
 export class MongoCatalogStore implements CatalogStore {
@@ -105,7 +117,7 @@ export class MongoCatalogStore implements CatalogStore {
     try {
       const hello = await client.db('admin').command({ hello: 1 })
       if (hello.setName === undefined && hello.msg !== 'isdbgrid') {
-        throw new Error('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
+        throw new StoreUnavailableError('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
       }
       await ensureSchema(client.db())
     } catch (err) {
@@ -124,6 +136,11 @@ export class MongoCatalogStore implements CatalogStore {
     }
   }
 
+  async #duplicateEndpoint (err: unknown, records: readonly ServiceRecord[]): Promise<unknown> {
+    return await duplicateEndpointOf(err, records, async (record) =>
+      await this.#services.countDocuments({ endpoint: { $eq: record.endpoint }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
+  }
+
   /** Reserves `count` sequence numbers in the transaction; returns the first. */
   async #reserve (session: ClientSession, count: number): Promise<number> {
     const counter = await this.#counters.findOneAndUpdate(
@@ -131,7 +148,7 @@ export class MongoCatalogStore implements CatalogStore {
       { $inc: { seq: Long.fromNumber(count) } },
       { session, upsert: true, returnDocument: 'after' }
     )
-    if (counter === null) throw new Error('the change counter was not returned')
+    if (counter === null) throw new StoreUnavailableError('the change counter was not returned')
     return fromLong(counter.seq, 'seq') - count + 1
   }
 
@@ -149,7 +166,7 @@ export class MongoCatalogStore implements CatalogStore {
         await this.#tombstones.deleteMany({ _id: { $in: records.map((r) => r.id) } }, { session })
       })
     } catch (err) {
-      throw duplicateEndpoint(err, records[0]?.endpoint ?? '')
+      throw await this.#duplicateEndpoint(err, records)
     }
   }
 
@@ -162,7 +179,7 @@ export class MongoCatalogStore implements CatalogStore {
         return true
       })
     } catch (err) {
-      throw duplicateEndpoint(err, record.endpoint)
+      throw await this.#duplicateEndpoint(err, [record])
     }
   }
 
@@ -199,7 +216,7 @@ export class MongoCatalogStore implements CatalogStore {
         return true
       })
     } catch (err) {
-      throw duplicateEndpoint(err, record.endpoint)
+      throw await this.#duplicateEndpoint(err, [record])
     }
   }
 
@@ -228,7 +245,7 @@ export class MongoCatalogStore implements CatalogStore {
     }
   }
 
-  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
     return await this.#transaction(async (session) => {
       const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })
       if (doc === null) return null
@@ -240,13 +257,10 @@ export class MongoCatalogStore implements CatalogStore {
       const history = (await this.#probes.find({ serviceId: { $eq: serviceId } }, { session, sort: { at: -1 }, limit: PROBE_HISTORY_LIMIT }).toArray())
         .map((probe): ProbeSummary => ({ checkedAt: probe.checkedAt.toISOString(), answered402: probe.answered402, matched: probe.matched }))
       const before = fromServiceDocument(doc)
-      const update = decide(before, history)
-      // Search and export read status, trust score and requirements: only their change is a change-feed event.
-      const visible = update.status !== before.status || update.trustScore !== before.trustScore ||
-        JSON.stringify(update.paymentRequirements) !== JSON.stringify(before.paymentRequirements)
+      const update = applyProbe(before, outcome, history, policy)
       await this.#services.updateOne({ _id: { $eq: serviceId } }, {
         $set: {
-          ...(visible ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...(changesListing(before, update) ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
           status: update.status,
           trustScore: update.trustScore,
           uptimeScore: update.uptimeScore,

@@ -8,148 +8,24 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import type { HttpMethod } from '../../domain/http-method.js'
-import { PROBE_HISTORY_LIMIT, type ProbeSummary } from '../../domain/lifecycle.js'
-import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
-import { SERVICE_JSON_FORMAT, toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import type { ServiceStatus } from '../../domain/trust.js'
+import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
+import type { ProbeOutcome } from '../../domain/probe.js'
+import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
-import { nameSortKey } from '../../domain/sort-keys.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, MonitoringDecision, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ListIndex, type ListEntry } from './list-index.js'
 import { ListThread } from './list-thread.js'
 import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
-
-/** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
-const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
-
-/**
- * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
- * list index (src/store/list-index.ts) reads its orders off these when it is built. (The
- * price column dates from when SQL paged lists on them.)
- */
-const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
-  `CREATE INDEX IF NOT EXISTS services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
-
-/** Filter × sort indexes SQL once paged lists on; the list index does that now, and they only slowed writes. */
-const DROPPED_LIST_INDEXES = ['category', 'status'].flatMap((filter) =>
-  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) => `DROP INDEX IF EXISTS services_${filter}_${sort};`)).join('\n')
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS services (
-  id TEXT PRIMARY KEY,
-  seq INTEGER NOT NULL UNIQUE,
-  name TEXT NOT NULL,
-  name_sort TEXT NOT NULL,
-  description TEXT NOT NULL,
-  endpoint TEXT NOT NULL UNIQUE,
-  method TEXT NOT NULL DEFAULT 'GET',
-  category TEXT NOT NULL,
-  currency TEXT NOT NULL,
-  price_atomic INTEGER NOT NULL,
-  free_quota INTEGER NOT NULL,
-  payment_address TEXT NOT NULL,
-  network TEXT NOT NULL,
-  supported_chains TEXT NOT NULL,
-  status TEXT NOT NULL,
-  trust_score INTEGER NOT NULL,
-  uptime_score REAL,
-  last_checked TEXT,
-  tx_count INTEGER NOT NULL,
-  total_revenue TEXT NOT NULL,
-  payment_requirements TEXT,
-  next_probe_at TEXT,
-  owner_id TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS service_tombstones (
-  id TEXT PRIMARY KEY,
-  seq INTEGER NOT NULL UNIQUE
-) STRICT;
-CREATE TABLE IF NOT EXISTS service_chains (
-  service_id TEXT NOT NULL REFERENCES services(id),
-  chain TEXT NOT NULL,
-  PRIMARY KEY (chain, service_id)
-) STRICT, WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
-${SORT_INDEXES}
-CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
-${DROPPED_LIST_INDEXES}
-CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
-CREATE TABLE IF NOT EXISTS service_displacements (
-  id TEXT PRIMARY KEY,
-  displaced_by TEXT NOT NULL,
-  endpoint TEXT NOT NULL,
-  owner_id TEXT,
-  reason TEXT NOT NULL,
-  at TEXT NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS probes (
-  id INTEGER PRIMARY KEY,
-  service_id TEXT NOT NULL,
-  checked_at TEXT NOT NULL,
-  http_status INTEGER,
-  x402_version INTEGER,
-  latency_ms INTEGER,
-  answered_402 INTEGER NOT NULL,
-  matched INTEGER NOT NULL,
-  reason TEXT NOT NULL,
-  accepts TEXT
-) STRICT;
-CREATE INDEX IF NOT EXISTS probes_service ON probes(service_id, id);
-CREATE TABLE IF NOT EXISTS leases (
-  name TEXT PRIMARY KEY,
-  holder TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS store_meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS api_keys (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  hash TEXT NOT NULL UNIQUE,
-  created_at TEXT NOT NULL,
-  revoked_at TEXT
-) STRICT;
-`
-
-/** Columns added after the first release, with their definitions, for stores created before them. */
-const ADDED_COLUMNS: Array<[string, string]> = [
-  ['method', "TEXT NOT NULL DEFAULT 'GET'"],
-  ['payment_requirements', 'TEXT'],
-  ['next_probe_at', 'TEXT'],
-  // toServiceJson of the row, written with it: a list page reads these instead of building them.
-  ['service_json', 'TEXT']
-]
-
-/** Indexes on added columns: created after the columns exist in old stores. */
-const LATE_INDEXES = `CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
-DROP INDEX IF EXISTS services_trust;
-DROP INDEX IF EXISTS services_name;
-DROP INDEX IF EXISTS services_created;`
+import { PAY_TO_KEY_SQL, migrate } from './schema.js'
+import {
+  RECORD_COLUMNS, RECORD_VALUES, fromDisplacementRow, fromKeyRow, fromProbeRow, fromValues, toParams,
+  type ApiKeyRow, type DisplacementRow, type ProbeRow, type RecordValues
+} from './mapping.js'
 
 /** The next change-feed sequence: past every live service and every tombstone. */
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
-
-/**
- * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
- * building an object per row, 25 named properties each, costs more than the read itself.
- */
-const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at'
-type RecordValues = [
-  id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
-  priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
-  trustScore: number, uptimeScore: number | null, lastChecked: string | null, txCount: number, totalRevenue: string,
-  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
-]
-/** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
-const RECORD_VALUES = 22
-/** Where payment_requirements sits in RecordValues (recordProbe compares the stored text). */
-const REQUIREMENTS_COLUMN = 18
 
 /** What the list index keeps of a service (src/store/list-index.ts), with the rowid to read it back by. */
 const LIST_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains'
@@ -165,63 +41,6 @@ const LIST_ORDERS: Record<SortField, string> = {
   trustScore: 'SELECT rowid FROM services ORDER BY trust_score, id',
   name: 'SELECT rowid FROM services ORDER BY name_sort, id',
   createdAt: 'SELECT rowid FROM services ORDER BY created_at, id'
-}
-
-interface ProbeRow {
-  checked_at: string
-  http_status: number | null
-  x402_version: number | null
-  latency_ms: number | null
-  answered_402: number
-  matched: number
-  reason: string
-  accepts: string | null
-}
-
-function fromProbeRow (row: ProbeRow): ProbeOutcome {
-  return {
-    checkedAt: row.checked_at,
-    httpStatus: row.http_status,
-    x402Version: row.x402_version,
-    latencyMs: row.latency_ms,
-    answered402: row.answered_402 === 1,
-    matched: row.matched === 1,
-    reason: row.reason,
-    accepts: row.accepts === null ? null : JSON.parse(row.accepts) as PaymentRequirement[]
-  }
-}
-
-interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
-
-function fromValues (v: RecordValues | [...RecordValues, number]): ServiceRecord {
-  return {
-    id: v[0],
-    name: v[1],
-    description: v[2],
-    endpoint: v[3],
-    method: v[4] as HttpMethod,
-    category: v[5],
-    currency: v[6],
-    priceAtomic: v[7],
-    freeQuota: v[8],
-    paymentAddress: v[9],
-    network: v[10],
-    supportedChains: JSON.parse(v[11]) as string[],
-    status: v[12] as ServiceStatus,
-    trustScore: v[13],
-    uptimeScore: v[14],
-    lastChecked: v[15],
-    txCount: v[16],
-    totalRevenue: v[17],
-    paymentRequirements: v[18] === null ? null : JSON.parse(v[18]) as PaymentRequirement[],
-    ownerId: v[19],
-    createdAt: v[20],
-    updatedAt: v[21]
-  }
-}
-
-function fromKeyRow (row: ApiKeyRow): ApiKeyRecord {
-  return { id: row.id, name: row.name, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at }
 }
 
 export const STORE_FILE = 'catalog.sqlite'
@@ -244,7 +63,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #updateOne: (record: ServiceRecord) => boolean
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
-  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) => ServiceRecord | null
+  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
   readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
@@ -262,7 +81,7 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#db.pragma('busy_timeout = 5000')
       this.#db.pragma('foreign_keys = ON')
       if (options.pageCacheKib !== undefined) this.#db.pragma(`cache_size = -${Math.floor(options.pageCacheKib)}`)
-      if (options.migrated !== true) this.#migrate()
+      if (options.migrated !== true) migrate(this.#db)
     } catch (err) {
       throw new StoreUnavailableError(`cannot open the catalog store in ${dataDir}: ${(err as Error).message}`, { cause: err })
     }
@@ -283,16 +102,16 @@ export class SqliteCatalogStore implements CatalogStore {
         owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
-    this.#insertMany = this.#db.transaction((records: readonly ServiceRecord[]) => {
+    this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
       for (const record of records) this.#insertOne(record)
     })
-    this.#updateOne = this.#db.transaction((record: ServiceRecord): boolean => {
-      if (!this.#uniqueEndpoint(() => this.#update.run(this.#params(record)), record.endpoint)) return false
+    this.#updateOne = this.#writeTransaction((record: ServiceRecord): boolean => {
+      if (!this.#uniqueEndpoint(() => this.#update.run(toParams(record)), record)) return false
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(record.id)
       for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
       return true
     })
-    this.#deleteOne = this.#db.transaction((id: string): boolean => {
+    this.#deleteOne = this.#writeTransaction((id: string): boolean => {
       // Taken before the row goes: deleting the newest service would otherwise hand its tombstone
       // the service's own seq, which the indexer has already passed, and search would keep it.
       const seq = (this.#statement(`SELECT ${NEXT_SEQ} AS seq`).get() as { seq: number }).seq
@@ -302,7 +121,7 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#statement('INSERT OR REPLACE INTO service_tombstones (id, seq) VALUES (?, ?)').run(id, seq)
       return true
     })
-    this.#displaceOne = this.#db.transaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
+    this.#displaceOne = this.#writeTransaction((holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): boolean => {
       const current = this.#statement('SELECT updated_at FROM services WHERE id = ? AND endpoint = ?').get(holder.id, holder.endpoint) as { updated_at: string } | undefined
       if (current?.updated_at !== holder.updatedAt) return false
       this.#deleteOne(holder.id)
@@ -311,8 +130,8 @@ export class SqliteCatalogStore implements CatalogStore {
         .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
       return true
     })
-    this.#recordProbe = this.#db.transaction((serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null) =>
-      this.#recordProbeNow(serviceId, outcome, decide, nextProbeAt))
+    this.#recordProbe = this.#writeTransaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) =>
+      this.#recordProbeNow(serviceId, outcome, policy, nextProbeAt))
     this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { items: this.#recordsByRowid(handles), total }
@@ -321,7 +140,7 @@ export class SqliteCatalogStore implements CatalogStore {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { json: this.#jsonByRowid(handles), total }
     })
-    this.#acquireLease = this.#db.transaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
+    this.#acquireLease = this.#writeTransaction((name: string, holder: string, ttlMs: number, now: number): boolean => {
       const current = this.#statement('SELECT holder, expires_at FROM leases WHERE name = ?').get(name) as { holder: string, expires_at: number } | undefined
       if (current !== undefined && current.holder !== holder && current.expires_at > now) return false
       this.#statement('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs)
@@ -329,7 +148,7 @@ export class SqliteCatalogStore implements CatalogStore {
     })
   }
 
-  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): ServiceRecord | null {
+  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): ServiceRecord | null {
     const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(serviceId) as RecordValues | undefined
     if (row === undefined) return null
     this.#statement(`INSERT INTO probes (service_id, checked_at, http_status, x402_version, latency_ms, answered_402, matched, reason, accepts)
@@ -343,15 +162,23 @@ export class SqliteCatalogStore implements CatalogStore {
       .all(serviceId, PROBE_HISTORY_LIMIT) as Array<Pick<ProbeRow, 'checked_at' | 'answered_402' | 'matched'>>)
       .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
     const before = fromValues(row)
-    const update = decide(before, history)
+    const update = applyProbe(before, outcome, history, policy)
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
-    // Search and export read status, trust score and requirements: only their change is a change-feed event.
-    const visible = update.status !== before.status || update.trustScore !== before.trustScore || requirements !== row[REQUIREMENTS_COLUMN]
     const after = { ...before, ...update }
-    this.#statement(`UPDATE services SET ${visible ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
+    this.#statement(`UPDATE services SET ${changesListing(before, update) ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
       last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
       .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
     return after
+  }
+
+  /**
+   * A write transaction that takes the write lock when it begins (BEGIN IMMEDIATE). A
+   * deferred one that reads first would take a snapshot, and if another process committed
+   * a write before its own first write, it could not upgrade: SQLITE_BUSY at once, no
+   * busy_timeout wait (SQLite refuses to let it write over a state it did not see).
+   */
+  #writeTransaction<F extends (...args: any[]) => unknown> (work: F): Database.Transaction<F>['immediate'] {
+    return this.#db.transaction(work).immediate
   }
 
   #statement (sql: string): Database.Statement {
@@ -374,47 +201,26 @@ export class SqliteCatalogStore implements CatalogStore {
     return statement
   }
 
-  /** Creates or brings the file's tables, indexes and kept texts up to this build's. */
-  #migrate (): void {
-    this.#db.exec(SCHEMA)
-    this.#addMissingColumns()
-    this.#db.exec(LATE_INDEXES)
-    this.#refreshServiceJson()
-    // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
-    this.#db.pragma('optimize = 0x10002')
-  }
-
-  #addMissingColumns (): void {
-    const present = new Set((this.#db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name))
-    for (const [name, definition] of ADDED_COLUMNS) {
-      if (!present.has(name)) this.#db.exec(`ALTER TABLE services ADD COLUMN ${name} ${definition}`)
-    }
-  }
-
-  #params (record: ServiceRecord): Record<string, unknown> {
-    return {
-      ...record,
-      nameSort: nameSortKey(record.name),
-      supportedChains: JSON.stringify(record.supportedChains),
-      paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
-      serviceJson: toServiceJson(record)
-    }
-  }
-
-  /** Runs a write, turning a clash on the unique endpoint into DuplicateEndpointError; true when a row changed. */
-  #uniqueEndpoint (write: () => Database.RunResult, endpoint: string): boolean {
+  /**
+   * Runs a write of `record` inside a transaction; true when a row changed. A unique clash
+   * is a DuplicateEndpointError only when another service holds the record's endpoint: the
+   * error does not say which index it hit (other than in its message, which is no contract),
+   * but the write lock is held, so the holder read here is the one the index saw.
+   */
+  #uniqueEndpoint (write: () => Database.RunResult, record: ServiceRecord): boolean {
     try {
       return write().changes > 0
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /endpoint/.test((err as Error).message)) {
-        throw new DuplicateEndpointError(endpoint, { cause: err })
+      if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const holder = this.#statement('SELECT id FROM services WHERE endpoint = ?').pluck().get(record.endpoint) as string | undefined
+        if (holder !== undefined && holder !== record.id) throw new DuplicateEndpointError(record.endpoint, { cause: err })
       }
       throw err
     }
   }
 
   #insertOne (record: ServiceRecord): void {
-    this.#uniqueEndpoint(() => this.#insert.run(this.#params(record)), record.endpoint)
+    this.#uniqueEndpoint(() => this.#insert.run(toParams(record)), record)
     // An id that comes back (a demo service re-seeded) is live again: its tombstone goes.
     this.#statement('DELETE FROM service_tombstones WHERE id = ?').run(record.id)
     for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
@@ -437,10 +243,8 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async getDisplacement (id: string): Promise<Displacement | null> {
-    const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as
-      { id: string, displaced_by: string, endpoint: string, owner_id: string | null, reason: string, at: string } | undefined
-    if (row === undefined) return null
-    return { id: row.id, displacedBy: row.displaced_by, endpoint: row.endpoint, ownerId: row.owner_id, reason: row.reason, at: row.at }
+    const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as DisplacementRow | undefined
+    return row === undefined ? null : fromDisplacementRow(row)
   }
 
   async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
@@ -542,26 +346,6 @@ export class SqliteCatalogStore implements CatalogStore {
     return jsonArrayBytes(rowids.flatMap((rowid) => byRowid.get(rowid) ?? []))
   }
 
-  /**
-   * Makes every row's service_json current: all of them when toServiceJson's format is not
-   * the one they were made by, else the rows without one (a store from before the column).
-   * In batches by rowid, each its own transaction; the format is noted once all are done.
-   */
-  #refreshServiceJson (): void {
-    const made = this.#statement("SELECT value FROM store_meta WHERE key = 'service_json_format'").pluck().get() as string | undefined
-    const only = made === SERVICE_JSON_FORMAT ? 'AND service_json IS NULL' : ''
-    const batch = this.#rawStatement(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid > ? ${only} ORDER BY rowid LIMIT 1000`)
-    const write = this.#statement('UPDATE services SET service_json = ? WHERE rowid = ?')
-    const remake = this.#db.transaction((after: number): number => {
-      const rows = batch.all(after) as Array<[...RecordValues, number]>
-      for (const values of rows) write.run(toServiceJson(fromValues(values)), values[RECORD_VALUES])
-      return rows.length === 0 ? -1 : (rows[rows.length - 1] as [...RecordValues, number])[RECORD_VALUES]
-    })
-    for (let after = remake(0); after !== -1; after = remake(after));
-    this.#statement("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
-  }
-
-  /** Services by rowid, in the order given (rowids of rows gone meanwhile are skipped). */
   #recordsByRowid (rowids: readonly number[]): ServiceRecord[] {
     if (rowids.length === 0) return []
     const byRowid = this.#valuesByRowid(rowids)
@@ -637,8 +421,8 @@ export class SqliteCatalogStore implements CatalogStore {
     return row === undefined ? null : fromKeyRow(row)
   }
 
-  async recordProbe (serviceId: string, outcome: ProbeOutcome, decide: MonitoringDecision, nextProbeAt: string | null): Promise<ServiceRecord | null> {
-    return this.#recordProbe(serviceId, outcome, decide, nextProbeAt)
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+    return this.#recordProbe(serviceId, outcome, policy, nextProbeAt)
   }
 
   async listProbes (serviceId: string, page: Page): Promise<ProbePage> {

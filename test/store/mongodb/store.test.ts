@@ -5,16 +5,17 @@
  * test/contract/catalog-store.test.ts (MONGO_URL).
  */
 import { test } from 'tap'
-import { BSON, Decimal128, Long } from 'mongodb'
+import { BSON, Decimal128, Long, MongoBulkWriteError, MongoServerError } from 'mongodb'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
 import { SORT_FIELDS } from '../../../src/domain/catalog-query.js'
+import { DuplicateEndpointError } from '../../../src/errors.js'
 import { mergeFeed } from '../../../src/store/mongodb/feed.js'
 import {
   decimalString, fromApiKeyDocument, fromLong, fromServiceDocument, toApiKeyDocument, toLong, toServiceDocument,
   type ServiceDocument, type TombstoneDocument
 } from '../../../src/store/mongodb/mapping.js'
-import { redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/mongo-store.js'
+import { duplicateEndpointOf, redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/mongo-store.js'
 import { serviceFilter, serviceSort } from '../../../src/store/mongodb/query.js'
 import { API_KEY_VALIDATOR, EQUALITY_FILTER_KEYS, SERVICE_VALIDATOR, SORT_KEYS, TOMBSTONE_VALIDATOR, serviceIndexes } from '../../../src/store/mongodb/schema.js'
 
@@ -166,4 +167,32 @@ test('the payTo filter: EVM case-insensitive and anchored, Solana exact, never a
   const hostile = serviceFilter({ payTo: '0x.*' }) as { paymentAddress: { $regex: string } }
   t.notOk(new RegExp(hostile.paymentAddress.$regex, 'i').test('0x1111'), 'metacharacters are escaped')
   t.same(serviceFilter({ payTo: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }), { paymentAddress: { $eq: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' } })
+})
+
+test('a duplicate-key error is a DuplicateEndpointError only when the endpoint index clashed', async (t) => {
+  const [a, b] = records as [ServiceRecord, ServiceRecord]
+  const message = 'E11000 duplicate key error collection: catalog.services'
+  // A single-document write's error names the index (the server's keyPattern and keyValue).
+  const single = (key: string, value: string): MongoServerError => new MongoServerError({ message, code: 11000, keyPattern: { [key]: 1 }, keyValue: { [key]: value } })
+  const nobody = async (): Promise<boolean> => { throw new Error('no lookup needed') }
+  const onEndpoint = await duplicateEndpointOf(single('endpoint', b.endpoint), [a], nobody)
+  t.ok(onEndpoint instanceof DuplicateEndpointError, 'keyPattern endpoint')
+  t.match((onEndpoint as Error).message, b.endpoint, 'naming the endpoint the index saw')
+  const onId = single('_id', a.id)
+  t.equal(await duplicateEndpointOf(onId, [a], nobody), onId, 'keyPattern _id: the error as it is')
+  const other = new MongoServerError({ message: 'write conflict', code: 112 })
+  t.equal(await duplicateEndpointOf(other, [a], nobody), other, 'another code: as it is')
+
+  // insertMany's bulk error keeps only each write error's index, code and message.
+  const bulk = (index: number): MongoBulkWriteError => new MongoBulkWriteError({ message, code: 11000, writeErrors: [{ index, code: 11000, errmsg: message }] as never }, {} as never)
+  const held = (endpoint: string) => async (record: ServiceRecord): Promise<boolean> => record.endpoint === endpoint
+  const inBatch = await duplicateEndpointOf(bulk(1), [a, b], held(b.endpoint))
+  t.ok(inBatch instanceof DuplicateEndpointError, 'the failed record\'s endpoint held by another service')
+  t.match((inBatch as Error).message, b.endpoint)
+  const idClash = bulk(1)
+  t.equal(await duplicateEndpointOf(idClash, [a, b], held('https://nobody.example/')), idClash, 'no other holder: not the endpoint (the id clashed)')
+  t.ok(await duplicateEndpointOf(bulk(1), [a, { ...b, endpoint: a.endpoint }], held('https://nobody.example/')) instanceof DuplicateEndpointError,
+    'held by an earlier record of the same batch')
+  const twice = bulk(1)
+  t.equal(await duplicateEndpointOf(twice, [a, a], held('https://nobody.example/')), twice, 'the same record twice: its id clashed')
 })

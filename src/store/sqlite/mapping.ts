@@ -1,0 +1,98 @@
+/**
+ * ServiceRecord, probes and API keys <-> the SQLite store's rows. Lists and arrays are kept
+ * as JSON text, booleans as 0/1, times as ISO text (they sort as they compare).
+ */
+import type { HttpMethod } from '../../domain/http-method.js'
+import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
+import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
+import type { ServiceStatus } from '../../domain/trust.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
+import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
+
+/**
+ * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
+ * building an object per row, 25 named properties each, costs more than the read itself.
+ */
+export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at'
+export type RecordValues = [
+  id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
+  priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
+  trustScore: number, uptimeScore: number | null, lastChecked: string | null, txCount: number, totalRevenue: string,
+  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
+]
+/** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
+export const RECORD_VALUES = 22
+
+export interface ProbeRow {
+  checked_at: string
+  http_status: number | null
+  x402_version: number | null
+  latency_ms: number | null
+  answered_402: number
+  matched: number
+  reason: string
+  accepts: string | null
+}
+
+export function fromProbeRow (row: ProbeRow): ProbeOutcome {
+  return {
+    checkedAt: row.checked_at,
+    httpStatus: row.http_status,
+    x402Version: row.x402_version,
+    latencyMs: row.latency_ms,
+    answered402: row.answered_402 === 1,
+    matched: row.matched === 1,
+    reason: row.reason,
+    accepts: row.accepts === null ? null : JSON.parse(row.accepts) as PaymentRequirement[]
+  }
+}
+
+export interface ApiKeyRow { id: string, name: string, hash: string, created_at: string, revoked_at: string | null }
+
+export function fromValues (v: RecordValues | [...RecordValues, number]): ServiceRecord {
+  return {
+    id: v[0],
+    name: v[1],
+    description: v[2],
+    endpoint: v[3],
+    method: v[4] as HttpMethod,
+    category: v[5],
+    currency: v[6],
+    priceAtomic: v[7],
+    freeQuota: v[8],
+    paymentAddress: v[9],
+    network: v[10],
+    supportedChains: JSON.parse(v[11]) as string[],
+    status: v[12] as ServiceStatus,
+    trustScore: v[13],
+    uptimeScore: v[14],
+    lastChecked: v[15],
+    txCount: v[16],
+    totalRevenue: v[17],
+    paymentRequirements: v[18] === null ? null : JSON.parse(v[18]) as PaymentRequirement[],
+    ownerId: v[19],
+    createdAt: v[20],
+    updatedAt: v[21]
+  }
+}
+
+export function fromKeyRow (row: ApiKeyRow): ApiKeyRecord {
+  return { id: row.id, name: row.name, hash: row.hash, createdAt: row.created_at, revokedAt: row.revoked_at }
+}
+
+export interface DisplacementRow { id: string, displaced_by: string, endpoint: string, owner_id: string | null, reason: string, at: string }
+
+export function fromDisplacementRow (row: DisplacementRow): Displacement {
+  return { id: row.id, displacedBy: row.displaced_by, endpoint: row.endpoint, ownerId: row.owner_id, reason: row.reason, at: row.at }
+}
+
+/** A record as the named parameters of the store's insert and update statements. */
+export function toParams (record: ServiceRecord): Record<string, unknown> {
+  return {
+    ...record,
+    nameSort: nameSortKey(record.name),
+    supportedChains: JSON.stringify(record.supportedChains),
+    paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
+    serviceJson: toServiceJson(record)
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The SQLite store's layout: tables, indexes, and the history of changes to them. Opening
+ * a file runs `migrate`, which brings a file made by any earlier build up to this one's
+ * layout (idempotent: every step checks before it changes anything).
+ */
+import type Database from 'better-sqlite3'
+import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
+import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
+
+/** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
+export const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
+
+/**
+ * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
+ * list index (src/store/sqlite/list-index.ts) reads its orders off these when it is built. (The
+ * price column dates from when SQL paged lists on them.)
+ */
+const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
+  `CREATE INDEX IF NOT EXISTS services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
+
+/** Filter × sort indexes SQL once paged lists on; the list index does that now, and they only slowed writes. */
+const DROPPED_LIST_INDEXES = ['category', 'status'].flatMap((filter) =>
+  ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) => `DROP INDEX IF EXISTS services_${filter}_${sort};`)).join('\n')
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS services (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_sort TEXT NOT NULL,
+  description TEXT NOT NULL,
+  endpoint TEXT NOT NULL UNIQUE,
+  method TEXT NOT NULL DEFAULT 'GET',
+  category TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  price_atomic INTEGER NOT NULL,
+  free_quota INTEGER NOT NULL,
+  payment_address TEXT NOT NULL,
+  network TEXT NOT NULL,
+  supported_chains TEXT NOT NULL,
+  status TEXT NOT NULL,
+  trust_score INTEGER NOT NULL,
+  uptime_score REAL,
+  last_checked TEXT,
+  tx_count INTEGER NOT NULL,
+  total_revenue TEXT NOT NULL,
+  payment_requirements TEXT,
+  next_probe_at TEXT,
+  owner_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_tombstones (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL UNIQUE
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_chains (
+  service_id TEXT NOT NULL REFERENCES services(id),
+  chain TEXT NOT NULL,
+  PRIMARY KEY (chain, service_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS services_price ON services(price_atomic, id);
+${SORT_INDEXES}
+CREATE INDEX IF NOT EXISTS services_category_status ON services(category, status);
+${DROPPED_LIST_INDEXES}
+CREATE INDEX IF NOT EXISTS services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
+CREATE TABLE IF NOT EXISTS service_displacements (
+  id TEXT PRIMARY KEY,
+  displaced_by TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  owner_id TEXT,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS probes (
+  id INTEGER PRIMARY KEY,
+  service_id TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  http_status INTEGER,
+  x402_version INTEGER,
+  latency_ms INTEGER,
+  answered_402 INTEGER NOT NULL,
+  matched INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  accepts TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS probes_service ON probes(service_id, id);
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS store_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+) STRICT;
+`
+
+/** Columns added after the first release, with their definitions, for stores created before them. */
+const ADDED_COLUMNS: Array<[string, string]> = [
+  ['method', "TEXT NOT NULL DEFAULT 'GET'"],
+  ['payment_requirements', 'TEXT'],
+  ['next_probe_at', 'TEXT'],
+  // toServiceJson of the row, written with it: a list page reads these instead of building them.
+  ['service_json', 'TEXT']
+]
+
+/** Indexes on added columns: created after the columns exist in old stores. */
+const LATE_INDEXES = `CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
+DROP INDEX IF EXISTS services_trust;
+DROP INDEX IF EXISTS services_name;
+DROP INDEX IF EXISTS services_created;`
+
+/** Creates or brings the file's tables, indexes and kept texts up to this build's. */
+export function migrate (db: Database.Database): void {
+  db.exec(SCHEMA)
+  addMissingColumns(db)
+  db.exec(LATE_INDEXES)
+  refreshServiceJson(db)
+  // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
+  db.pragma('optimize = 0x10002')
+}
+
+function addMissingColumns (db: Database.Database): void {
+  const present = new Set((db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name))
+  for (const [name, definition] of ADDED_COLUMNS) {
+    if (!present.has(name)) db.exec(`ALTER TABLE services ADD COLUMN ${name} ${definition}`)
+  }
+}
+
+/**
+ * Makes every row's service_json current: all of them when toServiceJson's format is not
+ * the one they were made by, else the rows without one (a store from before the column).
+ * In batches by rowid, each its own transaction; the format is noted once all are done.
+ */
+function refreshServiceJson (db: Database.Database): void {
+  const made = db.prepare("SELECT value FROM store_meta WHERE key = 'service_json_format'").pluck().get() as string | undefined
+  const only = made === SERVICE_JSON_FORMAT ? 'AND service_json IS NULL' : ''
+  const batch = db.prepare(`SELECT ${RECORD_COLUMNS}, rowid FROM services WHERE rowid > ? ${only} ORDER BY rowid LIMIT 1000`).raw(true)
+  const write = db.prepare('UPDATE services SET service_json = ? WHERE rowid = ?')
+  // Immediate: it reads, then writes, and another process may be opening the file too.
+  const remake = db.transaction((after: number): number => {
+    const rows = batch.all(after) as Array<[...RecordValues, number]>
+    for (const values of rows) write.run(toServiceJson(fromValues(values)), values[RECORD_VALUES])
+    return rows.length === 0 ? -1 : (rows[rows.length - 1] as [...RecordValues, number])[RECORD_VALUES]
+  }).immediate
+  for (let after = remake(0); after !== -1; after = remake(after));
+  db.prepare("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
+}
