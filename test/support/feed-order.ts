@@ -5,6 +5,7 @@
  * commits it after a higher one was read makes the tail pass it: missedChanges reports it.
  */
 import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import type { openCatalogStore } from '../../src/adapters.js'
 import type { CatalogStore, ServiceChange } from '../../src/store/catalog-store.js'
@@ -73,7 +74,7 @@ export class NumberedBeforeCommitFeed implements Feed {
 }
 
 /** The writer script, on the built dist/. */
-const WRITER = new URL('./feed-writer.mjs', import.meta.url).pathname
+const WRITER = fileURLToPath(new URL('./feed-writer.mjs', import.meta.url))
 
 export interface WriterProcess {
   /** Resolves once the writer has opened the store. */
