@@ -62,8 +62,9 @@ export class ListThread {
     try {
       const answer = await this.#rpc.call({ kind: 'json', filter, sort, page, slot }) as Exclude<ListAnswer, { records: ServicePage }>
       if ('json' in answer) return answer
-      // Copied before the slot is freed: the next list may write over it.
-      const json = new Uint8Array(answer.length)
+      // Copied before the slot is freed: the next list may write over it. Not zero-filled
+      // first, and a small page comes from Node's buffer pool.
+      const json = Buffer.allocUnsafe(answer.length)
       json.set(new Uint8Array(this.#shared, slot * SLOT_BYTES, answer.length))
       return { json, total: answer.total }
     } finally {
