@@ -11,9 +11,13 @@
  * server must be able to.
  *
  * Why a terminated thread's requests are rejected at once instead of on its 'exit' event:
- * Node delivers the replies a thread posted before it stopped while it handles the exit,
- * so a request could be answered or rejected depending on timing; rejecting them when the
- * termination is asked makes the outcome depend on the caller's order of calls only.
+ * Node still delivers the replies a thread posted before it stopped, so a request could be
+ * answered or rejected depending on timing; rejecting them when the termination is asked
+ * makes the outcome depend on the caller's order of calls only. It also keeps the thread
+ * referenced until it has exited: the list thread's own RPC unreferenced its worker when a
+ * late reply emptied its pending map, undoing the reference Worker.terminate() takes, so
+ * the process could run out of work and exit before the exit came, leaving the list and
+ * the termination unsettled (the "test unfinished" of the list thread's crash test).
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 

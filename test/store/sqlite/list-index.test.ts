@@ -124,3 +124,20 @@ test('the list thread\'s pages are the caller\'s own: intact whatever is listed 
     if (i % 10 === 0) t.equal(text(page), await expected({ field: 'trustScore', order: 'desc' }, i % 50), `page ${i}`)
   }
 })
+
+test('the list thread: a crash completes even when the thread answered just before it', async (t) => {
+  const store = new SqliteCatalogStore(tempDataDir(t), { listThread: true })
+  t.teardown(() => store.close())
+  const sort: ServiceSort = { field: 'createdAt', order: 'desc' }
+  await store.insertServices(demoRecords().slice(0, 3))
+  t.equal((await store.listServices({}, sort, { limit: 10, offset: 0 })).total, 3, 'the thread is up')
+  const asked = store.listServices({}, sort, { limit: 10, offset: 0 })
+  const settled = asked.then(() => 'answered', () => 'failed')
+  // This thread stays busy while the list thread answers: its reply waits in the queue and
+  // arrives after the termination is asked. The process must not run out of work before the
+  // thread has exited (an RPC that unreferenced the worker on that reply let it).
+  for (const until = Date.now() + 1000; Date.now() < until;);
+  await store.crashListThread()
+  t.ok(['answered', 'failed'].includes(await settled), 'the list settled')
+  t.equal((await store.listServices({}, sort, { limit: 10, offset: 0 })).total, 3, 'and the next list gets a new thread')
+})
