@@ -100,3 +100,11 @@ export class SearchUnavailableError extends CatalogError {
     super(message, 'SEARCH_UNAVAILABLE', 503, options)
   }
 }
+
+// In-memory indexes (src/lib/service-index.ts, src/search/sqlite/memory-index.ts).
+/** An in-memory index was handed data that breaks what it relies on: a bug in its caller, not client input. */
+export class IndexStateError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'INDEX_STATE', 500)
+  }
+}

@@ -114,8 +114,7 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
       headers[name] = String(value)
       size += textBytes(name) + textBytes(headers[name])
     }
-    // A copy: a list's bytes may be lent by the store until the response is written.
-    const body = Buffer.from(payload)
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload
     size += body.byteLength
     remove(key)
     // An answer larger than the whole budget would only evict everything else.

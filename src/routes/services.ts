@@ -12,8 +12,6 @@ import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
-const passBytes = (payload: Buffer): string => payload as unknown as string
-
 // No pattern: an id of any shape that no service has is a 404, not a 400.
 const IdParams = Type.Object({ id: Type.String({ description: `Service id (${SERVICE_ID_PATTERN})` }) })
 
@@ -87,14 +85,11 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return found.hits.map((hit) => hit.service)
     }
     // Each service's JSON as the store keeps it, joined: the bytes the serializer would write.
-    const { json, total, release } = await app.store.listServiceJson(filter, sort ?? DEFAULT_SORT, page)
-    // Lent bytes: given back once the response is done with them, sent or not.
-    if (release !== undefined) reply.raw.once('close', release)
-    // The typed reply accepts only the schema's value (this is that value, already bytes), and
-    // Fastify would serialize bytes in shared memory (not an ArrayBuffer) as an object: the
-    // reply's serializer passes them through.
+    const { json, total } = await app.store.listServiceJson(filter, sort ?? DEFAULT_SORT, page)
+    // The typed reply accepts only the schema's value (this is that value, already bytes);
+    // Fastify sends bytes as they are.
     return await (reply as FastifyReply).header('x-total-count', total).type('application/json; charset=utf-8')
-      .serializer(passBytes).send(Buffer.from(json.buffer as ArrayBuffer, json.byteOffset, json.byteLength))
+      .send(Buffer.from(json.buffer, json.byteOffset, json.byteLength))
   })
 
   app.get('/api/services/:id', {

@@ -46,15 +46,15 @@ export interface ServicePage {
   total: number
 }
 
-/** A page of services as the API sends it: a JSON array of each one's toServiceJson, UTF-8. */
+/**
+ * A page of services as the API sends it: a JSON array of each one's toServiceJson, UTF-8,
+ * owned by the caller. On the port because the bytes are what GET /api/services sends, and
+ * a store may produce them cheaper than records plus serialization: the SQLite store keeps
+ * each service's JSON and joins it; MongoDB builds it from the documents it reads.
+ */
 export interface ServiceJsonPage {
   json: Uint8Array<ArrayBuffer>
   total: number
-  /**
-   * When present, `json` is lent: it stays valid until this is called, which the caller does
-   * once the bytes are written (or will not be), and must not keep it after.
-   */
-  release?: () => void
 }
 
 export interface ApiKeyRecord {

@@ -48,7 +48,7 @@ export function matchedTokensOf (index: MemoryIndex, slot: number, plan: readonl
         }
       }
       for (const [code] of index.categoryTerms.get(term) ?? []) {
-        if (index.category[slot] === code) consider(term, kind, typos, CATEGORY)
+        if (index.columns.category[slot] === code) consider(term, kind, typos, CATEGORY)
       }
     }
     if (best !== undefined) {

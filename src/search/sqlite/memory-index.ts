@@ -1,6 +1,8 @@
 /**
  * The search index as held in memory: per-term posting lists (sorted packed Uint32Arrays)
- * and per-document filter columns in typed arrays, indexed by a dense slot number. It is
+ * and per-document filter and sort columns (ServiceColumns, src/lib/service-columns.ts: the
+ * same columns, filter and order as the SQLite store's lists), indexed by a dense slot
+ * number. It is
  * rebuilt from SQLite (the durable form) and follows it by applying changed rows.
  *
  * Slots only grow: a document that changes gets a new slot and its old slot is marked
@@ -8,6 +10,8 @@
  * from SQLite in the background and swaps it in (compaction), so postings stay append-only
  * and sorted by slot without ever being rewritten in place.
  */
+import { IndexStateError } from '../../errors.js'
+import { ServiceColumns, type ServiceKeys } from '../../lib/service-columns.js'
 import { Vocabulary } from './vocabulary.js'
 import { BIGRAM, type EncodedTerms } from './terms.js'
 
@@ -162,59 +166,22 @@ class PostingPool {
   }
 }
 
-export interface IndexRow {
+export interface IndexRow extends ServiceKeys {
   rowid: number
-  id: string
-  category: string
-  status: string
-  priceAtomic: number
-  trustScore: number
-  nameSort: string
-  createdAt: string
-  chains: string[]
-  /** payToKey of the payment address. */
-  payTo: string
   /** [name, description] encoded terms. */
   terms: [EncodedTerms, EncodedTerms]
-}
-
-/** Interns small sets of strings (categories, statuses, chain sets) as numeric codes. */
-class Codes {
-  readonly values: string[] = []
-  readonly #codes = new Map<string, number>()
-  code (value: string): number {
-    let code = this.#codes.get(value)
-    if (code === undefined) { code = this.values.length; this.values.push(value); this.#codes.set(value, code) }
-    return code
-  }
-
-  get (value: string): number | undefined { return this.#codes.get(value) }
 }
 
 export class MemoryIndex {
   /** Slots in use (dead ones included). */
   slots = 0
   live = 0
-  alive = new Uint8Array(0)
-  category = new Uint8Array(0)
-  status = new Uint8Array(0)
-  chainSet = new Uint16Array(0)
-  price = new Float64Array(0)
-  trust = new Uint8Array(0)
-  created = new Float64Array(0)
-  ids: string[] = []
-  nameSort: string[] = []
-  /** payToKey of each slot's payment address (the payTo filter). */
-  payTo: string[] = []
+  /** Each slot's filter and sort keys; a dead slot is cleared there (no longer live). */
+  readonly columns = new ServiceColumns()
   /** SQLite rowid → slot + 1 (0: not held). Rowids only grow, by about one per write. */
   #slotOfRow = new Int32Array(0)
 
   readonly postings = new Map<string, Posting>()
-  readonly categories = new Codes()
-  readonly statuses = new Codes()
-  /** Distinct chain sets (a JSON array each): few, whatever the catalog's size. */
-  readonly chainSets = new Codes()
-  chainSetMembers: string[][] = []
   /** Slots of each category (a posting of bare slots, sorted). */
   readonly categoryDocs: Posting[] = []
   /** Category text terms: term → [category code, position][]. */
@@ -229,24 +196,23 @@ export class MemoryIndex {
 
   get dead (): number { return this.slots - this.live }
 
+  // The columns the ranking reads by slot.
+  get ids (): readonly string[] { return this.columns.ids }
+  get nameSort (): readonly string[] { return this.columns.names }
+  get price (): Float64Array { return this.columns.price }
+  get trust (): Float64Array { return this.columns.trust }
+  get created (): Float64Array { return this.columns.time }
+
   has (rowid: number): boolean { return (this.#slotOfRow[rowid] ?? 0) > 0 }
 
-  #grow (wanted = Math.max(1024, this.alive.length * 2)): void {
-    const capacity = Math.min(MAX_SLOTS, wanted)
-    if (this.slots >= MAX_SLOTS) throw new RangeError(`the in-memory search index holds at most ${MAX_SLOTS} slots`)
-    const grow = <T extends Uint8Array | Uint16Array | Float64Array>(array: T, make: (n: number) => T): T => { const next = make(capacity); next.set(array); return next }
-    this.alive = grow(this.alive, (n) => new Uint8Array(n))
-    this.category = grow(this.category, (n) => new Uint8Array(n))
-    this.status = grow(this.status, (n) => new Uint8Array(n))
-    this.chainSet = grow(this.chainSet, (n) => new Uint16Array(n))
-    this.price = grow(this.price, (n) => new Float64Array(n))
-    this.trust = grow(this.trust, (n) => new Uint8Array(n))
-    this.created = grow(this.created, (n) => new Float64Array(n))
+  #grow (wanted = Math.max(1024, this.columns.capacity * 2)): void {
+    if (this.slots >= MAX_SLOTS) throw new IndexStateError(`the in-memory search index holds at most ${MAX_SLOTS} slots`)
+    this.columns.resize(Math.min(MAX_SLOTS, wanted))
   }
 
   /** Category text, stored once per category: [term, position, bigram 0/1, …]. */
   setCategoryTerms (category: string, encoded: EncodedTerms): void {
-    const code = this.categories.code(category)
+    const code = this.columns.codes.category.code(category)
     if (this.#categoryWords[code] !== undefined) return
     this.categoryDocs[code] ??= new Posting()
     const words = new Set<string>()
@@ -274,24 +240,12 @@ export class MemoryIndex {
       grown.set(this.#slotOfRow)
       this.#slotOfRow = grown
     }
-    if (this.slots === this.alive.length) this.#grow()
+    if (this.slots === this.columns.capacity) this.#grow()
     const slot = this.slots++
     this.live++
     this.#slotOfRow[row.rowid] = slot + 1
-    this.alive[slot] = 1
-    const category = this.categories.code(row.category)
-    this.category[slot] = category
-    this.status[slot] = this.statuses.code(row.status)
-    const chainKey = JSON.stringify([...new Set(row.chains)].sort())
-    const chainCode = this.chainSets.code(chainKey)
-    this.chainSetMembers[chainCode] ??= JSON.parse(chainKey) as string[]
-    this.chainSet[slot] = chainCode
-    this.price[slot] = row.priceAtomic
-    this.trust[slot] = Math.max(0, Math.min(255, Math.round(row.trustScore)))
-    this.created[slot] = Date.parse(row.createdAt)
-    this.ids[slot] = row.id
-    this.nameSort[slot] = row.nameSort
-    this.payTo[slot] = row.payTo
+    this.columns.set(slot, row)
+    const category = this.columns.category[slot] as number
     ;(this.categoryDocs[category] ??= new Posting()).push(slot)
 
     // One entry per (term, attribute): its first position there.
@@ -325,7 +279,7 @@ export class MemoryIndex {
     if (!this.has(rowid)) return
     const slot = (this.#slotOfRow[rowid] as number) - 1
     this.#slotOfRow[rowid] = 0
-    this.alive[slot] = 0
+    this.columns.clear(slot)
     this.live--
   }
 
@@ -334,7 +288,7 @@ export class MemoryIndex {
    * `maxRowid`: columns sized once, postings built in a pool until endBulkLoad().
    */
   beginBulkLoad (rows: number, maxRowid: number): void {
-    if (this.slots > 0 || this.#pool !== undefined) throw new Error('a bulk load starts on an empty index')
+    if (this.slots > 0 || this.#pool !== undefined) throw new IndexStateError('a bulk load starts on an empty index')
     // Room for the writes that follow the load without growing at once.
     if (rows > 0) this.#grow(rows + Math.max(1024, rows >> 3))
     if (maxRowid >= this.#slotOfRow.length) this.#slotOfRow = new Int32Array(maxRowid + Math.max(1024, maxRowid >> 3))
@@ -354,9 +308,6 @@ export class MemoryIndex {
     let terms = 0
     for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
     for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
-    let strings = 0
-    for (let slot = 0; slot < this.slots; slot++) strings += (this.ids[slot]?.length ?? 0) + (this.nameSort[slot]?.length ?? 0) * 2 + (this.payTo[slot]?.length ?? 0) + 32
-    const columns = this.alive.length * (1 + 1 + 1 + 2 + 8 + 1 + 8)
-    return { postings, documents: columns + strings + this.#slotOfRow.byteLength, terms }
+    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength, terms }
   }
 }

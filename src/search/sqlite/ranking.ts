@@ -18,7 +18,7 @@ import type { PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { compareText } from '../../domain/sort-keys.js'
-import { payToKey } from '../../domain/pay-to.js'
+import type { Dimension } from '../../lib/service-columns.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
@@ -255,50 +255,13 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
   return count
 }
 
-/** A predicate for the filter, or undefined when nothing can pass it. */
-function filterOf (index: MemoryIndex, filter: ServiceFilter): ((slot: number) => boolean) | undefined {
-  const category = filter.category === undefined ? -1 : index.categories.get(filter.category)
-  const status = filter.status === undefined ? -1 : index.statuses.get(filter.status)
-  if (category === undefined || status === undefined) return undefined
-  const maxPrice = filter.maxPriceAtomic ?? Infinity
-  const chains = filter.chain === undefined ? undefined : index.chainSetMembers.map((members) => members.includes(filter.chain as string))
-  const payTo = filter.payTo === undefined ? undefined : payToKey(filter.payTo)
-  const { alive, price, chainSet, payTo: payToOf } = index
-  if (category < 0 && status < 0 && maxPrice === Infinity && chains === undefined && payTo === undefined) return (d) => alive[d] === 1
-  const categoryOf = index.category
-  const statusOf = index.status
-  return (d) => alive[d] === 1 &&
-    (category < 0 || categoryOf[d] === category) &&
-    (status < 0 || statusOf[d] === status) &&
-    (price[d] as number) <= maxPrice &&
-    (chains === undefined || chains[chainSet[d] as number] === true) &&
-    (payTo === undefined || payToOf[d] === payTo)
-}
+/** The facet fields as the columns' dimensions. */
+const DIMENSION_OF: Record<FacetField, Dimension> = { category: 'category', status: 'status', network: 'chain' }
 
 function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly FacetField[]): FacetDistribution {
-  const asked = new Set(fields)
-  const out: FacetDistribution = {}
-  const count = (codes: ArrayLike<number>, values: readonly string[], members?: readonly string[][]): Record<string, number> => {
-    const counts = new Float64Array(values.length)
-    for (const d of docs) { const code = codes[d] as number; counts[code] = (counts[code] as number) + 1 }
-    const result: Record<string, number> = {}
-    if (members === undefined) {
-      values.forEach((value, code) => { if ((counts[code] as number) > 0) result[value] = counts[code] as number })
-    } else {
-      members.forEach((chains, code) => {
-        const n = counts[code] as number
-        if (n > 0) for (const chain of chains) result[chain] = (result[chain] ?? 0) + n
-      })
-    }
-    return result
-  }
-  for (const field of FACET_FIELDS) {
-    if (!asked.has(field)) continue
-    if (field === 'category') out.category = count(index.category, index.categories.values)
-    else if (field === 'status') out.status = count(index.status, index.statuses.values)
-    else out.network = count(index.chainSet, index.chainSets.values, index.chainSetMembers)
-  }
-  return out
+  const asked = FACET_FIELDS.filter((field) => fields.includes(field))
+  const counts = index.columns.facets(docs, asked.map((field) => DIMENSION_OF[field]))
+  return Object.fromEntries(asked.map((field) => [field, counts[DIMENSION_OF[field]] ?? {}]))
 }
 
 /** The ranking criteria of match number `j`, read off its marks. */
@@ -456,7 +419,7 @@ function topBySort (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, 
 export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): RankResult {
   const plan = query.plan.slice(0, MAX_QUERY_WORDS)
   const n = plan.length
-  const accept = filterOf(index, query.filter)
+  const accept = index.columns.matcher(query.filter)
   if (n === 0 || accept === undefined) return { total: 0, docs: [], ...(query.facets === undefined ? {} : { facetDistribution: facetsOf(index, new Uint32Array(0), query.facets) }) }
   scratch.begin(index.slots, n)
   const matched = markMatches(index, plan, scratch)

@@ -6,9 +6,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
+import { serveRpc } from '../../lib/worker-rpc.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { Searcher } from './searcher.js'
-import type { WorkerReply, WorkerRequest } from './pool.js'
+import type { WorkerAnswer, WorkerRequest } from './pool.js'
 
 const { file } = workerData as { file: string }
 const db = new Database(file)
@@ -17,15 +18,9 @@ db.pragma('busy_timeout = 5000')
 // once (with --expose-gc, as `npm start` runs) so a reindex while serving does not add
 // the garbage of one load to the next copy.
 const searcher = new Searcher(db, { afterLoad: releaseGarbage })
-const port = parentPort as NonNullable<typeof parentPort>
 
 // Load before the first query arrives; a failure here is reported with that query.
 searcher.warm().catch(() => {})
 
-port.on('message', (request: WorkerRequest) => {
-  const answer = request.kind === 'search' ? searcher.search(request.query) : searcher.stats()
-  answer.then(
-    (result) => { port.postMessage({ id: request.id, result } satisfies WorkerReply) },
-    (err: unknown) => { port.postMessage({ id: request.id, error: String((err as Error).message ?? err) } satisfies WorkerReply) }
-  )
-})
+serveRpc<WorkerRequest, WorkerAnswer>(parentPort as NonNullable<typeof parentPort>, async (request) =>
+  request.kind === 'search' ? await searcher.search(request.query) : await searcher.stats())

@@ -1,7 +1,8 @@
-/** The list thread (src/store/list-thread.ts): its own connection to the store, its own list index. */
+/** The list thread (src/store/sqlite/list-thread.ts): its own connection to the store, its own list index. */
 import { parentPort, workerData } from 'node:worker_threads'
+import { serveRpc } from '../../lib/worker-rpc.js'
 import { SqliteCatalogStore } from './store.js'
-import type { ListReply, ListRequest, ListThreadData } from './list-thread.js'
+import type { ListAnswer, ListRequest, ListThreadData } from './list-thread.js'
 
 const { dataDir, shared, slotBytes } = workerData as ListThreadData
 const bytes = new Uint8Array(shared)
@@ -9,20 +10,12 @@ const bytes = new Uint8Array(shared)
 // page cache: a page's rows are random leaves of a table far larger than any cache (190 MB
 // at 100k services), so 16 MB of cache bought no measurable speed and cost ~20 MB of RSS.
 const store = new SqliteCatalogStore(dataDir, { migrated: true, pageCacheKib: 1024 })
-const port = parentPort as NonNullable<typeof parentPort>
 
-async function answer (request: ListRequest): Promise<ListReply> {
-  const { id, filter, sort, page, slot } = request
-  if (request.kind === 'records') return { id, records: await store.listServices(filter, sort, page) }
+serveRpc<ListRequest, ListAnswer>(parentPort as NonNullable<typeof parentPort>, async (request) => {
+  const { filter, sort, page, slot } = request
+  if (request.kind === 'records') return { records: await store.listServices(filter, sort, page) }
   const { json, total } = await store.listServiceJson(filter, sort, page)
-  if (slot < 0 || json.byteLength > slotBytes) return { id, total, json }
+  if (slot < 0 || json.byteLength > slotBytes) return { total, json }
   bytes.set(json, slot * slotBytes)
-  return { id, total, length: json.byteLength }
-}
-
-port.on('message', (request: ListRequest) => {
-  answer(request).then(
-    (reply) => { port.postMessage(reply) },
-    (err: unknown) => { port.postMessage({ id: request.id, error: String((err as Error).message ?? err) } satisfies ListReply) }
-  )
+  return { total, length: json.byteLength }
 })

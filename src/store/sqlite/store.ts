@@ -14,7 +14,8 @@ import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
-import { ListIndex, type ListEntry } from './list-index.js'
+import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
+import { serviceKeysOf, type ServiceKeyValues } from '../../lib/service-columns.js'
 import { ListThread } from './list-thread.js'
 import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
@@ -27,12 +28,12 @@ import {
 /** The next change-feed sequence: past every live service and every tombstone. */
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
 
-/** What the list index keeps of a service (src/store/list-index.ts), with the rowid to read it back by. */
-const LIST_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains'
-type ListValues = [rowid: number, id: string, category: string, status: string, priceAtomic: number, trustScore: number, nameSort: string, createdAt: string, supportedChains: string]
+/** What the list index keeps of a service (src/lib/service-index.ts): its ServiceKeyValues, then the rowid to read it back by. */
+const LIST_COLUMNS = `id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains, ${PAY_TO_KEY_SQL}, rowid`
+type ListValues = [...ServiceKeyValues, rowid: number]
 
 function toListEntry (v: ListValues): ListEntry {
-  return { handle: v[0], id: v[1], category: v[2], status: v[3], priceAtomic: v[4], trustScore: v[5], nameSort: v[6], createdAt: v[7], chains: JSON.parse(v[8]) as string[] }
+  return { ...serviceKeysOf(v), handle: v[9] }
 }
 
 /** Each list index order as SQL sorts it, read off the (sort, id) indexes when building the index. */
@@ -67,7 +68,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
   readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
-  #lists: { index: ListIndex, seq: number } | undefined
+  #lists: { index: ServiceIndex, seq: number } | undefined
   readonly #listThread: ListThread | undefined
   /** Prepared once per distinct SQL text: preparing per request costs time and GC pressure. */
   readonly #statements = new Map<string, Database.Statement>()
@@ -309,7 +310,7 @@ export class SqliteCatalogStore implements CatalogStore {
    * then reads the page's rows, so both see one state). Built on first use; rebuilt rather
    * than patched when many changes are pending (a bulk import) or it keeps dead codes.
    */
-  #currentListIndex (): ListIndex {
+  #currentListIndex (): ServiceIndex {
     const seq = (this.#statement(`SELECT ${NEXT_SEQ} - 1 AS seq`).get() as { seq: number }).seq
     const known = this.#lists
     if (known !== undefined && known.seq === seq) return known.index
@@ -328,7 +329,7 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     const orders = Object.fromEntries(Object.entries(LIST_ORDERS).map(([field, sql]) => [field, this.#statement(sql).pluck().all() as number[]]))
     const rows = this.#rawStatement(`SELECT ${LIST_COLUMNS} FROM services`).iterate() as IterableIterator<ListValues>
-    const index = new ListIndex((function * () { for (const row of rows) yield toListEntry(row) })(), orders)
+    const index = new ServiceIndex((function * () { for (const row of rows) yield toListEntry(row) })(), orders)
     this.#lists = { index, seq }
     // The build's rows and orders are garbage now (tens of MB at 100k services).
     releaseGarbage()

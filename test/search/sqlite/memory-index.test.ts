@@ -57,7 +57,7 @@ test('documents: one entry per term and attribute at its first position, dead sl
   t.equal((forecast.entries[0] as number) & NO_POSITION, NO_POSITION - 1, 'positions beyond the range are capped')
   t.same(index.categoryTerms.get('天気'), [[0, 1]])
   t.ok(index.vocabulary.has('天気') && !index.vocabulary.has('天気予'), 'category words are vocabulary, bigrams are not')
-  t.same(index.chainSetMembers[index.chainSet[0] as number], ['eip155:8453'], 'chains deduplicated')
+  t.same(index.columns.chainCodes(0).map((code) => index.columns.codes.chain.values[code]), ['eip155:8453'], 'chains deduplicated')
 
   index.remove(5)
   index.remove(5)

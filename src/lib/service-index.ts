@@ -5,9 +5,10 @@
  *
  * It holds no service data beyond the keys: a query answers the page's row handles (the
  * adapter's row ids) in order and the exact total; the adapter reads those rows. The adapter
- * keeps it in step with the store through the change feed (src/store/sqlite-store.ts).
+ * keeps it in step with the store through the change feed (src/store/sqlite/store.ts).
  *
- * Layout: one slot per service with its keys in typed arrays; per sort field, the slots in
+ * Layout: one slot per service with its keys in ServiceColumns (the columns the search
+ * engine's in-memory index filters and sorts on too); per sort field, the slots in
  * ascending (key, id) order; per filter dimension, how many services hold each value. What
  * a query may need beyond that (the slots of one category, each slot's place in an order) is
  * derived on first use after a change and kept until the next one.
@@ -15,21 +16,13 @@
  * Strings order by code point (compareText): what SQLite's BINARY collation and MongoDB
  * compare (UTF-8 bytes). Ties break by id, in the sort's direction.
  */
-import type { Page, ServiceFilter, ServiceSort, SortField } from '../../domain/catalog-query.js'
-import { compareText } from '../../domain/sort-keys.js'
+import type { Page, ServiceFilter, ServiceSort, SortField } from '../domain/catalog-query.js'
+import { IndexStateError } from '../errors.js'
+import { DIMENSIONS, ServiceColumns, type CompiledFilter, type Dimension, type ServiceKeys } from './service-columns.js'
 
-export interface ListEntry {
-  id: string
+export interface ListEntry extends ServiceKeys {
   /** The adapter's handle to read the row back with (SQLite: its rowid). */
   handle: number
-  category: string
-  status: string
-  priceAtomic: number
-  trustScore: number
-  /** nameSortKey of the name. */
-  nameSort: string
-  createdAt: string
-  chains: readonly string[]
 }
 
 export interface ListResult {
@@ -39,52 +32,13 @@ export interface ListResult {
   total: number
 }
 
-/**
- * A creation time as a number that orders like its text: milliseconds when the text is
- * what toISOString writes (fixed width, so text order is time order), NaN otherwise.
- */
-function timeKey (text: string): number {
-  const ms = Date.parse(text)
-  return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN
-}
-
 const FIELDS: readonly SortField[] = ['price', 'trustScore', 'name', 'createdAt']
 /** The orders a price bound is walked along (in the price order it is a cut instead). */
 const WALKED: readonly SortField[] = ['trustScore', 'name', 'createdAt']
-const DIMENSIONS = ['category', 'status', 'chain'] as const
-type Dimension = typeof DIMENSIONS[number]
-/** Chains with codes below this live in a per-slot bit mask; any others in a map. */
-const MASK_BITS = 32
-
-/** Strings to small integer codes, per dimension, with how many live slots hold each. */
-class Codes {
-  readonly #codes = new Map<string, number>()
-  readonly counts: number[] = []
-
-  code (value: string): number {
-    let code = this.#codes.get(value)
-    if (code === undefined) {
-      code = this.#codes.size
-      this.#codes.set(value, code)
-      this.counts.push(0)
-    }
-    return code
-  }
-
-  find (value: string): number | undefined { return this.#codes.get(value) }
-
-  change (code: number, delta: number): void {
-    this.counts[code] = (this.counts[code] as number) + delta
-  }
-}
-
 /** The slots holding each code of one dimension, grouped by code: slots[starts[c] … starts[c + 1]). */
 interface Grouped { starts: Int32Array, slots: Int32Array }
 
-/** One query's filter as codes; -1 means "any". */
-interface Compiled { category: number, status: number, chain: number, maxPrice: number }
-
-export class ListIndex {
+export class ServiceIndex {
   #capacity = 0
   /** Live slots. */
   #size = 0
@@ -92,18 +46,8 @@ export class ListIndex {
   #end = 0
   readonly #free: number[] = []
   readonly #slotOf = new Map<string, number>()
-  readonly #ids: string[] = []
-  readonly #names: string[] = []
-  /** Creation times that timeKey cannot hold, as text. */
-  readonly #oddTimes = new Map<number, string>()
+  readonly #columns = new ServiceColumns()
   #handle = new Float64Array(0)
-  #price = new Float64Array(0)
-  #trust = new Float64Array(0)
-  #time = new Float64Array(0)
-  #category = new Int32Array(0)
-  #status = new Int32Array(0)
-  #chainMask = new Uint32Array(0)
-  readonly #chainExtra = new Map<number, number[]>()
   /** Per sort field: the live slots in ascending (key, id) order, in [0, size). */
   readonly #orders = new Map<SortField, Int32Array>(FIELDS.map((field) => [field, new Int32Array(0)]))
   /**
@@ -111,7 +55,6 @@ export class ListIndex {
    * memory in sequence instead of jumping to each slot's price (a cache miss apiece).
    */
   readonly #orderPrices = new Map<SortField, Float64Array>(WALKED.map((field) => [field, new Float64Array(0)]))
-  readonly #codes: Record<Dimension, Codes> = { category: new Codes(), status: new Codes(), chain: new Codes() }
   /** Bumped by every change; derived structures remember the version they were built at. */
   #version = 0
   readonly #ranks = new Map<SortField, { version: number, ranks: Int32Array }>()
@@ -141,22 +84,22 @@ export class ListIndex {
       const given = orders[field]
       if (given === undefined) {
         for (let i = 0; i < this.#size; i++) order[i] = i
-        order.subarray(0, this.#size).sort(this.#comparator(field))
+        order.subarray(0, this.#size).sort(this.#columns.comparator(field))
         continue
       }
       slotOfHandle ??= new Map(Array.from({ length: this.#size }, (_, slot) => [this.#handle[slot] as number, slot]))
       let i = 0
       for (const handle of given) {
         const slot = slotOfHandle.get(handle)
-        if (slot === undefined || i >= this.#size) throw new Error(`list index: the ${field} order names handle ${handle}, which is not an entry`)
+        if (slot === undefined || i >= this.#size) throw new IndexStateError(`service index: the ${field} order names handle ${handle}, which is not an entry`)
         order[i++] = slot
       }
-      if (i !== this.#size) throw new Error(`list index: the ${field} order has ${i} handles for ${this.#size} entries`)
+      if (i !== this.#size) throw new IndexStateError(`service index: the ${field} order has ${i} handles for ${this.#size} entries`)
     }
     for (const field of WALKED) {
       const order = this.#orderArray(field)
       const prices = this.#orderPrices.get(field) as Float64Array
-      for (let i = 0; i < this.#size; i++) prices[i] = this.#price[order[i] as number] as number
+      for (let i = 0; i < this.#size; i++) prices[i] = this.#columns.price[order[i] as number] as number
     }
   }
 
@@ -191,15 +134,8 @@ export class ListIndex {
       order.copyWithin(at, at + 1, this.#size)
       this.#orderPrices.get(field)?.copyWithin(at, at + 1, this.#size)
     }
-    this.#codes.category.change(this.#category[slot] as number, -1)
-    this.#codes.status.change(this.#status[slot] as number, -1)
-    for (const code of this.#chainCodes(slot)) this.#codes.chain.change(code, -1)
-    this.#chainMask[slot] = 0
-    this.#chainExtra.delete(slot)
-    this.#oddTimes.delete(slot)
+    this.#columns.clear(slot)
     this.#slotOf.delete(id)
-    this.#ids[slot] = ''
-    this.#names[slot] = ''
     this.#free.push(slot)
     this.#size--
     this.#version++
@@ -208,16 +144,17 @@ export class ListIndex {
 
   /**
    * The page's handles in order, and the exact number of matches. `within`, when given,
-   * restricts the matches to these ids (a filter the adapter resolves with its own index).
+   * restricts the matches to these ids (a selective filter, such as payTo, that the adapter
+   * resolves with its own index faster than a walk of the columns).
    */
   query (filter: ServiceFilter, sort: ServiceSort, page: Page, within?: readonly string[]): ListResult {
-    const compiled = this.#compile(filter)
+    const compiled = this.#columns.compile(filter)
     if (compiled === null) return { handles: [], total: 0 }
     const order = this.#orderArray(sort.field)
     const byPrice = compiled.maxPrice !== Infinity
     const priceRank = byPrice ? this.#priceRank(compiled.maxPrice) : this.#size
     const equalities = DIMENSIONS.filter((dimension) => compiled[dimension] >= 0)
-    const predicates = equalities.length + (byPrice ? 1 : 0) + (within === undefined ? 0 : 1)
+    const predicates = equalities.length + (byPrice ? 1 : 0) + (compiled.payTo === null ? 0 : 1) + (within === undefined ? 0 : 1)
     const { offset, limit } = page
     const ascending = sort.order === 'asc'
 
@@ -238,7 +175,7 @@ export class ListIndex {
       let smallest = byPrice ? priceRank : Infinity
       let dimension: Dimension | undefined
       for (const candidate of equalities) {
-        const count = this.#codes[candidate].counts[compiled[candidate]] as number
+        const count = this.#columns.codes[candidate].counts[compiled[candidate]] as number
         if (count < smallest) { smallest = count; dimension = candidate }
       }
       candidates = dimension === undefined ? this.#orderArray('price').subarray(0, priceRank) : this.#slotsOf(dimension, compiled[dimension])
@@ -251,7 +188,7 @@ export class ListIndex {
       let n = 0
       for (let i = 0; i < candidates.length; i++) {
         const slot = candidates[i] as number
-        if (this.#matches(slot, compiled)) this.#scratch[n++] = slot
+        if (this.#columns.matches(slot, compiled)) this.#scratch[n++] = slot
       }
       matches = this.#scratch.subarray(0, n)
     }
@@ -281,12 +218,12 @@ export class ListIndex {
   }
 
   /** The page's slots: the order walked in the sort's direction, skipping non-matches. */
-  #walk (order: Int32Array, ascending: boolean, compiled: Compiled, offset: number, wanted: number): number[] {
+  #walk (order: Int32Array, ascending: boolean, compiled: CompiledFilter, offset: number, wanted: number): number[] {
     const page: number[] = []
     let seen = 0
     for (let i = 0; i < this.#size && page.length < wanted; i++) {
       const slot = order[ascending ? i : this.#size - 1 - i] as number
-      if (this.#matches(slot, compiled) && seen++ >= offset) page.push(slot)
+      if (this.#columns.matches(slot, compiled) && seen++ >= offset) page.push(slot)
     }
     return page
   }
@@ -309,47 +246,15 @@ export class ListIndex {
     return page
   }
 
-  #compile (filter: ServiceFilter): Compiled | null {
-    const code = (dimension: Dimension, value: string | undefined): number | null => {
-      if (value === undefined) return -1
-      // A value no service holds matches nothing.
-      const found = this.#codes[dimension].find(value)
-      return found === undefined || this.#codes[dimension].counts[found] === 0 ? null : found
-    }
-    const category = code('category', filter.category)
-    const status = code('status', filter.status)
-    const chain = code('chain', filter.chain)
-    if (category === null || status === null || chain === null) return null
-    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity }
-  }
-
-  #matches (slot: number, f: Compiled): boolean {
-    return (this.#price[slot] as number) <= f.maxPrice &&
-      (f.category < 0 || this.#category[slot] === f.category) &&
-      (f.status < 0 || this.#status[slot] === f.status) &&
-      (f.chain < 0 || this.#hasChain(slot, f.chain))
-  }
-
-  #hasChain (slot: number, code: number): boolean {
-    if (code < MASK_BITS) return (((this.#chainMask[slot] as number) >>> code) & 1) === 1
-    return this.#chainExtra.get(slot)?.includes(code) ?? false
-  }
-
-  #chainCodes (slot: number): number[] {
-    const codes: number[] = []
-    const mask = this.#chainMask[slot] as number
-    for (let code = 0; code < MASK_BITS; code++) if (((mask >>> code) & 1) === 1) codes.push(code)
-    return [...codes, ...(this.#chainExtra.get(slot) ?? [])]
-  }
-
   /** How many services cost at most `maxPrice`: where it would go in the price order. */
   #priceRank (maxPrice: number): number {
     const order = this.#orderArray('price')
+    const price = this.#columns.price
     let low = 0
     let high = this.#size
     while (low < high) {
       const mid = (low + high) >>> 1
-      if ((this.#price[order[mid] as number] as number) <= maxPrice) low = mid + 1
+      if ((price[order[mid] as number] as number) <= maxPrice) low = mid + 1
       else high = mid
     }
     return low
@@ -358,7 +263,7 @@ export class ListIndex {
   /** Where `slot` sits (or would go) among the first `length` entries of the field's order. */
   #position (field: SortField, slot: number, length: number): number {
     const order = this.#orderArray(field)
-    const compare = this.#comparator(field)
+    const compare = this.#columns.comparator(field)
     let low = 0
     let high = length
     while (low < high) {
@@ -367,26 +272,6 @@ export class ListIndex {
       else high = mid
     }
     return low
-  }
-
-  #comparator (field: SortField): (a: number, b: number) => number {
-    const ids = this.#ids
-    const byId = (a: number, b: number): number => compareText(ids[a] as string, ids[b] as string)
-    const numeric = (keys: Float64Array) => (a: number, b: number): number => ((keys[a] as number) - (keys[b] as number)) || byId(a, b)
-    switch (field) {
-      case 'price': return numeric(this.#price)
-      case 'trustScore': return numeric(this.#trust)
-      case 'name': { const names = this.#names; return (a, b) => compareText(names[a] as string, names[b] as string) || byId(a, b) }
-      case 'createdAt': {
-        const times = this.#time
-        const text = (slot: number): string => this.#oddTimes.get(slot) ?? new Date(times[slot] as number).toISOString()
-        return (a, b) => {
-          const x = times[a] as number
-          const y = times[b] as number
-          return (Number.isNaN(x) || Number.isNaN(y) ? compareText(text(a), text(b)) : x - y) || byId(a, b)
-        }
-      }
-    }
   }
 
   /** Each slot's place in the field's order. */
@@ -413,7 +298,7 @@ export class ListIndex {
 
   /** Every live slot grouped by its code in one dimension (a counting sort). */
   #group (dimension: Dimension): Grouped {
-    const counts = this.#codes[dimension].counts
+    const counts = this.#columns.codes[dimension].counts
     const starts = new Int32Array(counts.length + 1)
     for (let code = 0; code < counts.length; code++) starts[code + 1] = (starts[code] as number) + (counts[code] as number)
     const next = starts.slice(0, counts.length)
@@ -423,11 +308,12 @@ export class ListIndex {
       next[code] = at + 1
       slots[at] = slot
     }
-    const column = dimension === 'category' ? this.#category : dimension === 'status' ? this.#status : undefined
+    const columns = this.#columns
+    const column = dimension === 'category' ? columns.category : dimension === 'status' ? columns.status : undefined
     for (let slot = 0; slot < this.#end; slot++) {
-      if (this.#ids[slot] === '') continue
+      if (columns.live[slot] !== 1) continue
       if (column !== undefined) put(column[slot] as number, slot)
-      else for (const code of this.#chainCodes(slot)) put(code, slot)
+      else for (const code of columns.chainCodes(slot)) put(code, slot)
     }
     return { starts, slots }
   }
@@ -438,33 +324,11 @@ export class ListIndex {
 
   /** Stores an entry's keys in a free slot (not yet in the orders). */
   #place (entry: ListEntry): number {
-    if (this.#slotOf.has(entry.id)) throw new Error(`list index: ${entry.id} is already an entry`)
+    if (this.#slotOf.has(entry.id)) throw new IndexStateError(`service index: ${entry.id} is already an entry`)
     const slot = this.#free.pop() ?? this.#end++
     this.#slotOf.set(entry.id, slot)
-    this.#ids[slot] = entry.id
-    this.#names[slot] = entry.nameSort
     this.#handle[slot] = entry.handle
-    this.#price[slot] = entry.priceAtomic
-    this.#trust[slot] = entry.trustScore
-    const time = timeKey(entry.createdAt)
-    this.#time[slot] = time
-    if (Number.isNaN(time)) this.#oddTimes.set(slot, entry.createdAt)
-    const count = (dimension: Dimension, value: string): number => {
-      const code = this.#codes[dimension].code(value)
-      this.#codes[dimension].change(code, 1)
-      return code
-    }
-    this.#category[slot] = count('category', entry.category)
-    this.#status[slot] = count('status', entry.status)
-    let mask = 0
-    const extra: number[] = []
-    for (const chain of new Set(entry.chains)) {
-      const code = count('chain', chain)
-      if (code < MASK_BITS) mask |= 1 << code
-      else extra.push(code)
-    }
-    this.#chainMask[slot] = mask
-    if (extra.length > 0) this.#chainExtra.set(slot, extra)
+    this.#columns.set(slot, entry)
     this.#size++
     this.#version++
     return slot
@@ -478,12 +342,7 @@ export class ListIndex {
       return next
     }
     this.#handle = resized(this.#handle, (n) => new Float64Array(n))
-    this.#price = resized(this.#price, (n) => new Float64Array(n))
-    this.#trust = resized(this.#trust, (n) => new Float64Array(n))
-    this.#time = resized(this.#time, (n) => new Float64Array(n))
-    this.#category = resized(this.#category, (n) => new Int32Array(n))
-    this.#status = resized(this.#status, (n) => new Int32Array(n))
-    this.#chainMask = resized(this.#chainMask, (n) => new Uint32Array(n))
+    this.#columns.resize(capacity)
     for (const field of FIELDS) this.#orders.set(field, resized(this.#orderArray(field), (n) => new Int32Array(n)))
     for (const field of WALKED) this.#orderPrices.set(field, resized(this.#orderPrices.get(field) as Float64Array, (n) => new Float64Array(n)))
     this.#capacity = capacity
