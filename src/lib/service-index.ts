@@ -181,9 +181,10 @@ export class ServiceIndex {
       candidates = dimension === undefined ? this.#orderArray('price').subarray(0, priceRank) : this.#slotsOf(dimension, compiled[dimension])
     }
 
-    // The candidates all match when they come from the only predicate; otherwise count them.
+    // The candidates all match when they come from the only predicate (payTo never supplies
+    // candidates of its own); otherwise count them.
     let matches = candidates
-    if (predicates > 1) {
+    if (predicates > 1 || compiled.payTo !== null) {
       if (this.#scratch.length < candidates.length) this.#scratch = new Int32Array(Math.max(candidates.length, this.#capacity))
       let n = 0
       for (let i = 0; i < candidates.length; i++) {
