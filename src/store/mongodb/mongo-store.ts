@@ -105,7 +105,7 @@ export class MongoCatalogStore implements CatalogStore {
     try {
       const hello = await client.db('admin').command({ hello: 1 })
       if (hello.setName === undefined && hello.msg !== 'isdbgrid') {
-        throw new Error('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
+        throw new StoreUnavailableError('it is a standalone server; the catalog needs a replica set for transactions (start mongod with --replSet and run rs.initiate())')
       }
       await ensureSchema(client.db())
     } catch (err) {
@@ -131,7 +131,7 @@ export class MongoCatalogStore implements CatalogStore {
       { $inc: { seq: Long.fromNumber(count) } },
       { session, upsert: true, returnDocument: 'after' }
     )
-    if (counter === null) throw new Error('the change counter was not returned')
+    if (counter === null) throw new StoreUnavailableError('MongoDB did not return the change counter')
     return fromLong(counter.seq, 'seq') - count + 1
   }
 
