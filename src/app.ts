@@ -35,6 +35,12 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
       redact: ['req.headers.authorization']
     },
     bodyLimit: BODY_LIMIT,
+    // No time limit on start: opening and migrating the store, seeding it and indexing what is
+    // not indexed yet take as long as the data needs (about a minute for 100k services, more on
+    // a busy machine), and Fastify's default of 10 s made such a start fail ("Plugin did not
+    // start in time"). Every network wait in it is bounded by its adapter instead (MongoDB's
+    // server selection, Meilisearch's request timeout).
+    pluginTimeout: 0,
     clientErrorHandler,
     frameworkErrors,
     // A long id is still just an id no service has: 404, not find-my-way's 414 above 100 characters.

@@ -1,8 +1,13 @@
 /**
- * Configuration from the environment, validated once at start. Every problem names
- * the variable so an operator can fix it without reading code.
+ * Configuration from the environment, parsed once at start from one schema (ENV below, read
+ * by env-schema): every variable's type, bounds, default and the words of its error live
+ * there. Every problem names the variable so an operator can fix it without reading code.
  */
 import { resolve } from 'node:path'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { envSchema } from 'env-schema'
+import type { ErrorObject } from 'ajv'
+import { StringEnum } from './domain/string-enum.js'
 import { ConfigError } from './errors.js'
 
 export interface Config {
@@ -70,142 +75,177 @@ export type SearchConfig =
   /** `apiKey` is an admin key (settings, documents, swaps); `searchKey`, when given, is used for searches only. */
   | { kind: 'meilisearch', url: string, apiKey: string, searchKey: string | undefined, indexUid: string }
 
-/** A MongoDB connection string whose path names the database (the driver would silently use "test"). */
-const MONGO_URL = /^mongodb(\+srv)?:\/\/[^/?#\s]+\/([^/?#\s]+)/
-
-/** Reads CATALOG_STORE and MONGO_URL. */
-export function loadStoreConfig (env: NodeJS.ProcessEnv): StoreConfig {
-  const kind = env.CATALOG_STORE ?? 'sqlite'
-  if (kind === 'sqlite') return { kind }
-  if (kind !== 'mongodb') throw new ConfigError(`CATALOG_STORE must be sqlite or mongodb, got "${kind}"`)
-  const url = env.MONGO_URL ?? ''
-  if (url === '') throw new ConfigError('MONGO_URL is required with CATALOG_STORE=mongodb (e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0)')
-  if (!MONGO_URL.test(url)) throw new ConfigError('MONGO_URL must be a mongodb:// or mongodb+srv:// URL naming the database, e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0')
-  return { kind, url }
-}
-
 /** Meilisearch refuses master keys shorter than this outside development mode. */
 export const MIN_MEILI_KEY_LENGTH = 16
-
-/** Reads CATALOG_SEARCH, MEILI_URL, MEILI_MASTER_KEY, MEILI_SEARCH_KEY and MEILI_INDEX. */
-export function loadSearchConfig (env: NodeJS.ProcessEnv): SearchConfig {
-  const kind = env.CATALOG_SEARCH ?? 'sqlite'
-  if (kind === 'sqlite') return { kind }
-  if (kind !== 'meilisearch') throw new ConfigError(`CATALOG_SEARCH must be sqlite or meilisearch, got "${kind}"`)
-  const url = env.MEILI_URL ?? ''
-  if (url === '') throw new ConfigError('MEILI_URL is required with CATALOG_SEARCH=meilisearch (e.g. http://127.0.0.1:7700)')
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new ConfigError(`MEILI_URL must be an http(s) URL, got "${url}"`)
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`MEILI_URL must be an http(s) URL, got "${url}"`)
-  const apiKey = env.MEILI_MASTER_KEY ?? ''
-  if (apiKey.length < MIN_MEILI_KEY_LENGTH) throw new ConfigError(`MEILI_MASTER_KEY is required with CATALOG_SEARCH=meilisearch (the master or an admin key, at least ${MIN_MEILI_KEY_LENGTH} characters)`)
-  const searchKey = env.MEILI_SEARCH_KEY === undefined || env.MEILI_SEARCH_KEY === '' ? undefined : env.MEILI_SEARCH_KEY
-  const indexUid = env.MEILI_INDEX ?? 'services'
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(indexUid)) throw new ConfigError(`MEILI_INDEX must be 1–200 letters, digits, - or _, got "${indexUid}"`)
-  return { kind, url, apiKey, searchKey, indexUid }
-}
-
-function integer (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, hint = ''): number {
-  const text = env[name] ?? String(fallback)
-  const value = Number(text)
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min}${hint} to ${max}, got "${text}"`)
-  return value
-}
-
-function flag (env: NodeJS.ProcessEnv, name: string): boolean {
-  const text = env[name] ?? '0'
-  if (text !== '0' && text !== '1') throw new ConfigError(`${name} must be 0 or 1, got "${text}"`)
-  return text === '1'
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 export const MIN_API_KEY_LENGTH = 16
 
-export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
-  const portText = env.PORT ?? '3000'
-  const port = Number(portText)
-  if (!/^\d+$/.test(portText) || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${portText}"`)
+// The error of a variable is `NAME must be <description>, got "<value>"`: each description
+// completes that sentence. A `writeOnly` variable is a secret, never echoed; a `deprecated`
+// one is a former variable whose description says what replaced it.
 
-  const apiKeys = (env.CATALOG_API_KEYS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== '')
-  for (const key of apiKeys) {
-    if (key.length < MIN_API_KEY_LENGTH || /\s/.test(key)) {
-      throw new ConfigError(`CATALOG_API_KEYS: every key must be at least ${MIN_API_KEY_LENGTH} characters without spaces`)
-    }
-  }
+function integer (fallback: number | undefined, min: number, max: number, hint = '') {
+  return Type.Integer({ minimum: min, maximum: max, default: fallback, description: `an integer from ${min}${hint} to ${max}` })
+}
 
-  const logLevel = env.LOG_LEVEL ?? 'info'
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
+const flag = StringEnum(['0', '1'], { default: '0', description: '0 or 1' })
+const mode = StringEnum(['embedded', 'external'], { default: 'embedded', description: 'embedded or external' })
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+/** A MongoDB connection string whose path names the database (the driver would silently use "test"). */
+const MONGO_URL = '^mongodb(\\+srv)?://[^/?#\\s]+/[^/?#\\s]+'
 
-  const dataDir = env.DATA_DIR ?? './data'
-  if (dataDir.trim() === '') throw new ConfigError('DATA_DIR must not be empty')
-
-  const indexer = env.CATALOG_INDEXER ?? 'embedded'
-  if (indexer !== 'embedded' && indexer !== 'external') throw new ConfigError(`CATALOG_INDEXER must be embedded or external, got "${indexer}"`)
-  const batchText = env.INDEXER_BATCH_SIZE ?? '200'
-  const indexerBatchSize = Number(batchText)
-  if (!/^\d+$/.test(batchText) || indexerBatchSize < 1 || indexerBatchSize > 10_000) throw new ConfigError(`INDEXER_BATCH_SIZE must be an integer from 1 to 10000, got "${batchText}"`)
-
-  // The entry-count variable let many large answers exhaust memory; the budget is now bytes.
-  const legacyCache = env.CATALOG_RESPONSE_CACHE
-  if (legacyCache !== undefined && legacyCache !== '0') {
-    throw new ConfigError(`CATALOG_RESPONSE_CACHE (an entry count) is replaced by CATALOG_RESPONSE_CACHE_MB (a size in megabytes, 0 = off); got CATALOG_RESPONSE_CACHE="${legacyCache}"`)
-  }
-  const cacheMbText = env.CATALOG_RESPONSE_CACHE_MB ?? (legacyCache === '0' ? '0' : '32')
-  const cacheMb = Number(cacheMbText)
-  if (!/^\d+(\.\d+)?$/.test(cacheMbText) || cacheMb > 65_536) throw new ConfigError(`CATALOG_RESPONSE_CACHE_MB must be a number of megabytes from 0 (off) to 65536, got "${cacheMbText}"`)
-  const responseCacheBytes = Math.floor(cacheMb * 1024 * 1024)
-
+const ENV = Type.Object({
+  PORT: integer(3000, 0, 65535),
+  HOST: Type.String({ default: '127.0.0.1', description: 'a host name or address' }),
+  DATA_DIR: Type.String({ default: './data', pattern: '\\S', description: 'a directory path (not blank)' }),
+  CATALOG_API_KEYS: Type.String({
+    default: '',
+    pattern: `^\\s*(\\S{${MIN_API_KEY_LENGTH},}\\s*)?(,\\s*(\\S{${MIN_API_KEY_LENGTH},}\\s*)?)*$`,
+    writeOnly: true,
+    description: `comma-separated keys, every key at least ${MIN_API_KEY_LENGTH} characters without spaces`
+  }),
+  CATALOG_SEED: Type.String({ default: 'demo', description: 'demo, none or a JSON file' }),
+  LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info', description: `one of ${LOG_LEVELS.join(', ')}` }),
+  CATALOG_INDEXER: mode,
+  INDEXER_BATCH_SIZE: integer(200, 1, 10_000),
+  // Only 0 (off) is still taken: the entry count let many large answers exhaust memory.
+  CATALOG_RESPONSE_CACHE: Type.Optional(Type.Literal('0', {
+    deprecated: true,
+    description: 'CATALOG_RESPONSE_CACHE (an entry count) is replaced by CATALOG_RESPONSE_CACHE_MB (a size in megabytes, 0 = off)'
+  })),
+  // No default here: CATALOG_RESPONSE_CACHE=0 makes it 0 (see loadConfig).
+  CATALOG_RESPONSE_CACHE_MB: Type.Optional(Type.Number({ minimum: 0, maximum: 65_536, description: 'a number of megabytes from 0 (off) to 65536' })),
   // The embedded engine keeps no result cache any more: the response cache is the one cache.
-  const legacySearchCache = env.CATALOG_SEARCH_CACHE
-  if (legacySearchCache !== undefined && legacySearchCache !== '0') {
-    throw new ConfigError(`CATALOG_SEARCH_CACHE is gone: searches are computed in a search thread and cached only by the response cache (CATALOG_RESPONSE_CACHE_MB); got CATALOG_SEARCH_CACHE="${legacySearchCache}"`)
-  }
-  const searchThreads = integer(env, 'CATALOG_SEARCH_THREADS', 1, 0, 16, ' (search on the API thread)')
+  CATALOG_SEARCH_CACHE: Type.Optional(Type.Literal('0', {
+    deprecated: true,
+    description: 'CATALOG_SEARCH_CACHE is gone: searches are computed in a search thread and cached only by the response cache (CATALOG_RESPONSE_CACHE_MB)'
+  })),
+  CATALOG_SEARCH_THREADS: integer(1, 0, 16, ' (search on the API thread)'),
+  CATALOG_RATE_LIMIT: StringEnum(['0', '1'], { default: '1', description: '1 (on) or 0 (off)' }),
+  CATALOG_RATE_LIMIT_WINDOW_S: integer(60, 1, 86_400),
+  CATALOG_RATE_LIMIT_READS: integer(600, 1, 1_000_000),
+  CATALOG_RATE_LIMIT_INTENT: integer(60, 1, 1_000_000),
+  CATALOG_RATE_LIMIT_WRITES: integer(60, 1, 1_000_000),
+  CATALOG_STORE: StringEnum(['sqlite', 'mongodb'], { default: 'sqlite', description: 'sqlite or mongodb' }),
+  MONGO_URL: Type.Optional(Type.String({
+    description: 'a mongodb:// or mongodb+srv:// URL naming the database, e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0'
+  })),
+  CATALOG_SEARCH: StringEnum(['sqlite', 'meilisearch'], { default: 'sqlite', description: 'sqlite or meilisearch' }),
+  MEILI_URL: Type.Optional(Type.String({ description: 'an http(s) URL, e.g. http://127.0.0.1:7700' })),
+  MEILI_MASTER_KEY: Type.Optional(Type.String({
+    writeOnly: true,
+    description: `the master or an admin key, at least ${MIN_MEILI_KEY_LENGTH} characters`
+  })),
+  MEILI_SEARCH_KEY: Type.Optional(Type.String({ writeOnly: true, description: 'a search key' })),
+  MEILI_INDEX: Type.String({ default: 'services', description: '1–200 letters, digits, - or _' }),
+  // No default here: it depends on the adapters (see loadConfig).
+  CATALOG_CHANGE_FOLLOW_MS: Type.Optional(integer(undefined, 0, 10_000, ' (check on every request)')),
+  CATALOG_PROBE_INTERVAL_S: integer(3600, 0, 30 * 24 * 3600, ' (off)'),
+  CATALOG_PROBE_TIMEOUT_MS: integer(8000, 100, 120_000),
+  CATALOG_PROBE_ALLOW_PRIVATE: flag,
+  CATALOG_PROBER: mode,
+  CATALOG_PROBE_CONCURRENCY: integer(16, 1, 1000),
+  CATALOG_PROBE_PER_HOST: integer(2, 1, 100),
+  CATALOG_PROBE_SEEDED: flag
+}, {
+  // A networked adapter needs its server named; its variables are checked only when it is used.
+  allOf: [
+    {
+      if: { properties: { CATALOG_STORE: { const: 'mongodb' } }, required: ['CATALOG_STORE'] },
+      then: { required: ['MONGO_URL'], properties: { MONGO_URL: { type: 'string', pattern: MONGO_URL } } }
+    },
+    {
+      if: { properties: { CATALOG_SEARCH: { const: 'meilisearch' } }, required: ['CATALOG_SEARCH'] },
+      then: {
+        required: ['MEILI_URL', 'MEILI_MASTER_KEY'],
+        properties: {
+          MEILI_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+' },
+          MEILI_MASTER_KEY: { type: 'string', minLength: MIN_MEILI_KEY_LENGTH },
+          MEILI_INDEX: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' }
+        }
+      }
+    }
+  ]
+})
 
-  const rateLimitText = env.CATALOG_RATE_LIMIT ?? '1'
-  if (rateLimitText !== '0' && rateLimitText !== '1') throw new ConfigError(`CATALOG_RATE_LIMIT must be 1 (on) or 0 (off), got "${rateLimitText}"`)
-  const rateLimit: RateLimitConfig = {
-    enabled: rateLimitText === '1',
-    windowMs: 1000 * integer(env, 'CATALOG_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
-    reads: integer(env, 'CATALOG_RATE_LIMIT_READS', 600, 1, 1_000_000),
-    intentSearches: integer(env, 'CATALOG_RATE_LIMIT_INTENT', 60, 1, 1_000_000),
-    writes: integer(env, 'CATALOG_RATE_LIMIT_WRITES', 60, 1, 1_000_000)
-  }
-  const prober = env.CATALOG_PROBER ?? 'embedded'
-  if (prober !== 'embedded' && prober !== 'external') throw new ConfigError(`CATALOG_PROBER must be embedded or external, got "${prober}"`)
+type Env = Static<typeof ENV>
 
-  const store = loadStoreConfig(env)
-  const search = loadSearchConfig(env)
+/** Every variable the catalog reads (compose and the Dockerfile are checked against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ENV.properties)
+
+/** The one-line message of the first problem (a bad value before a missing one), in the words of the variable's schema. */
+function problemOf (errors: ErrorObject[], env: Record<string, string>): string {
+  const error = errors.find((e) => e.instancePath !== '') ?? errors.find((e) => e.keyword === 'required') ?? errors[0] as ErrorObject
+  if (error.keyword === 'required') {
+    const name = (error.params as { missingProperty: string }).missingProperty
+    // schemaPath: #/allOf/<i>/then/required; the `if` beside it names the adapter that needs it.
+    const rule = (ENV.allOf as Array<{ if: { properties: Record<string, { const: string }> } }>)[Number(error.schemaPath.split('/')[2])]
+    const [[variable, { const: value }]] = Object.entries(rule?.if.properties ?? {}) as [[string, { const: string }]]
+    return `${name} is required with ${variable}=${value}: ${(ENV.properties[name as keyof Env] as TSchema).description as string}`
+  }
+  const name = error.instancePath.slice(1)
+  const schema = ENV.properties[name as keyof Env] as TSchema | undefined
+  if (schema === undefined) return `the environment is invalid: ${error.message ?? error.keyword}`
+  if (schema.deprecated === true) return `${schema.description as string}; got ${name}="${env[name] as string}"`
+  if (schema.writeOnly === true) return `${name} must be ${schema.description as string}`
+  return `${name} must be ${schema.description as string}, got "${env[name] as string}"`
+}
+
+/** The variables ENV knows, as given; an empty value counts as unset (compose passes `${VAR:-}` as ""). */
+function given (env: NodeJS.ProcessEnv): Record<string, string> {
+  const known: Record<string, string> = {}
+  for (const name of CONFIG_VARIABLES) {
+    const value = env[name]
+    if (value !== undefined && value !== '') known[name] = value
+  }
+  return known
+}
+
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const raw = given(env)
+  let parsed: Env
+  try {
+    parsed = envSchema<Env>({ schema: ENV, data: { ...raw }, env: false })
+  } catch (err) {
+    throw new ConfigError(problemOf((err as { errors?: ErrorObject[] }).errors ?? [], raw))
+  }
+
+  const store: StoreConfig = parsed.CATALOG_STORE === 'mongodb' ? { kind: 'mongodb', url: parsed.MONGO_URL as string } : { kind: 'sqlite' }
+  const search: SearchConfig = parsed.CATALOG_SEARCH === 'meilisearch'
+    ? { kind: 'meilisearch', url: parsed.MEILI_URL as string, apiKey: parsed.MEILI_MASTER_KEY as string, searchKey: parsed.MEILI_SEARCH_KEY, indexUid: parsed.MEILI_INDEX }
+    : { kind: 'sqlite' }
   // Both local: a per-request check costs microseconds and is never stale. A networked store
   // or engine would pay a round trip per request, so it is followed on an interval instead.
   const local = store.kind === 'sqlite' && search.kind === 'sqlite'
-  const changeFollowMs = integer(env, 'CATALOG_CHANGE_FOLLOW_MS', local ? 0 : 100, 0, 10_000, ' (check on every request)')
+  // CATALOG_RESPONSE_CACHE=0 still turns the cache off.
+  const cacheMb = parsed.CATALOG_RESPONSE_CACHE_MB ?? (parsed.CATALOG_RESPONSE_CACHE === '0' ? 0 : 32)
 
   return {
-    port,
-    host: env.HOST ?? '127.0.0.1',
-    dataDir: resolve(dataDir),
-    apiKeys,
-    seed: env.CATALOG_SEED ?? 'demo',
-    logLevel,
-    indexer,
-    indexerBatchSize,
-    responseCacheBytes,
-    searchThreads,
-    changeFollowMs,
+    port: parsed.PORT,
+    host: parsed.HOST,
+    dataDir: resolve(parsed.DATA_DIR),
+    apiKeys: parsed.CATALOG_API_KEYS.split(',').map((key) => key.trim()).filter((key) => key !== ''),
+    seed: parsed.CATALOG_SEED,
+    logLevel: parsed.LOG_LEVEL,
+    indexer: parsed.CATALOG_INDEXER,
+    indexerBatchSize: parsed.INDEXER_BATCH_SIZE,
+    responseCacheBytes: Math.floor(cacheMb * 1024 * 1024),
+    searchThreads: parsed.CATALOG_SEARCH_THREADS,
+    changeFollowMs: parsed.CATALOG_CHANGE_FOLLOW_MS ?? (local ? 0 : 100),
     store,
     search,
-    rateLimit,
-    probeIntervalS: integer(env, 'CATALOG_PROBE_INTERVAL_S', 3600, 0, 30 * 24 * 3600, ' (off)'),
-    probeTimeoutMs: integer(env, 'CATALOG_PROBE_TIMEOUT_MS', 8000, 100, 120_000),
-    probeAllowPrivate: flag(env, 'CATALOG_PROBE_ALLOW_PRIVATE'),
-    prober,
-    probeConcurrency: integer(env, 'CATALOG_PROBE_CONCURRENCY', 16, 1, 1000),
-    probePerHost: integer(env, 'CATALOG_PROBE_PER_HOST', 2, 1, 100),
-    probeSeeded: flag(env, 'CATALOG_PROBE_SEEDED')
+    rateLimit: {
+      enabled: parsed.CATALOG_RATE_LIMIT === '1',
+      windowMs: 1000 * parsed.CATALOG_RATE_LIMIT_WINDOW_S,
+      reads: parsed.CATALOG_RATE_LIMIT_READS,
+      intentSearches: parsed.CATALOG_RATE_LIMIT_INTENT,
+      writes: parsed.CATALOG_RATE_LIMIT_WRITES
+    },
+    probeIntervalS: parsed.CATALOG_PROBE_INTERVAL_S,
+    probeTimeoutMs: parsed.CATALOG_PROBE_TIMEOUT_MS,
+    probeAllowPrivate: parsed.CATALOG_PROBE_ALLOW_PRIVATE === '1',
+    prober: parsed.CATALOG_PROBER,
+    probeConcurrency: parsed.CATALOG_PROBE_CONCURRENCY,
+    probePerHost: parsed.CATALOG_PROBE_PER_HOST,
+    probeSeeded: parsed.CATALOG_PROBE_SEEDED === '1'
   }
 }

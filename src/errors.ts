@@ -108,3 +108,17 @@ export class IndexStateError extends CatalogError {
     super(message, 'INDEX_STATE', 500)
   }
 }
+
+/** A command line the CLI does not take (unknown command or option, a missing or malformed argument): exit 2 with the usage. */
+export class UsageError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'USAGE_ERROR', 400)
+  }
+}
+
+/** A file the operator named, or one the installation needs, is missing or unreadable. */
+export class FileError extends CatalogError {
+  constructor (message: string, options?: { cause?: unknown }) {
+    super(message, 'FILE_ERROR', 500, options)
+  }
+}

@@ -2,8 +2,9 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
+import { runCli } from './cli/run.js'
 import { loadConfig, type Config } from './config.js'
-import { CatalogError, ConfigError } from './errors.js'
+import { ConfigError } from './errors.js'
 
 /** DATA_DIR must be a directory this process can write (created when missing). */
 function checkDataDir (dir: string): void {
@@ -31,7 +32,7 @@ function listenError (err: unknown, config: Config): Error {
   return err as Error
 }
 
-async function main (): Promise<void> {
+async function start (): Promise<undefined> {
   const config = loadConfig()
   checkDataDir(config.dataDir)
   const app = await buildApp(config)
@@ -46,12 +47,16 @@ async function main (): Promise<void> {
     await app.close()
     throw listenError(err, config)
   }
+  return undefined
 }
 
-main().catch((err: unknown) => {
-  // Configuration, store and port problems are the operator's to fix: one line saying
-  // what, not a stack. Anything else is a bug and keeps its stack.
-  if (err instanceof CatalogError) console.error(`x402-catalog: ${err.message}`)
-  else console.error(err)
-  process.exit(1)
+// Configuration, store and port problems are the operator's to fix: one line saying what,
+// not a stack (src/cli/run.ts). Anything else is a bug and keeps its stack.
+runCli({
+  usage: 'usage: npm start',
+  help: `Starts the catalog API (and, unless configured otherwise, its indexer and prober) and
+serves until SIGTERM or SIGINT. Configured by environment variables only: PORT, HOST,
+DATA_DIR, CATALOG_API_KEYS, … (README, Configuration). A bad value, an unusable DATA_DIR,
+a port in use or an unreachable server stops the start with one line on stderr, exit 1.`,
+  main: start
 })

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { parse } from 'yaml'
-import { loadConfig } from '../src/config.js'
+import { CONFIG_VARIABLES, loadConfig } from '../src/config.js'
 import { PROJECT_ROOT } from '../src/paths.js'
 
 interface Service {
@@ -25,8 +25,8 @@ const read = (path: string): string => readFileSync(join(PROJECT_ROOT, path), 'u
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service>, volumes: Record<string, unknown> }
 const services = compose.services
 
-/** The variables src/config.ts reads: env.NAME, or a helper given (env, 'NAME', …). */
-const configVariables = new Set([...read('src/config.ts').matchAll(/env(?:\.([A-Z_][A-Z0-9_]*)|, '([A-Z_][A-Z0-9_]*)')/g)].map((m) => (m[1] ?? m[2]) as string))
+/** The variables src/config.ts reads: the properties of its schema. */
+const configVariables = new Set(CONFIG_VARIABLES)
 
 /** Compose's ${VAR:?message} and ${VAR:-default} resolved with the given environment. */
 function interpolate (value: string, env: Record<string, string>): string {

@@ -99,3 +99,19 @@ test('the change feed is checked per request when store and engine are local, fo
   t.equal(loadConfig({ CATALOG_CHANGE_FOLLOW_MS: '250' }).changeFollowMs, 250)
   t.throws(() => loadConfig({ CATALOG_CHANGE_FOLLOW_MS: 'soon' }), { message: /CATALOG_CHANGE_FOLLOW_MS must be an integer from 0 \(check on every request\) to 10000/ })
 })
+
+test('one line per problem: the variable, what it must be, and the value unless it is a secret', async (t) => {
+  t.throws(() => loadConfig({ INDEXER_BATCH_SIZE: '20000' }), { message: 'INDEXER_BATCH_SIZE must be an integer from 1 to 10000, got "20000"' })
+  t.throws(() => loadConfig({ CATALOG_PROBE_SEEDED: 'true' }), { message: 'CATALOG_PROBE_SEEDED must be 0 or 1, got "true"' })
+  const keys = 'a-long-enough-key-0123, has a space in it'
+  t.throws(() => loadConfig({ CATALOG_API_KEYS: keys }), { message: /^CATALOG_API_KEYS must be .*at least 16 characters without spaces$/ }, 'the keys are not echoed')
+  t.throws(() => loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700', MEILI_MASTER_KEY: 'too-short' }), { message: /^MEILI_MASTER_KEY must be [^"]*$/ }, 'nor is the master key')
+  t.throws(() => loadConfig({ CATALOG_STORE: 'postgres', PORT: 'eighty' }), { message: /^PORT must be/ }, 'the first variable in the table is named first')
+})
+
+test('an empty value counts as unset; an adapter\'s variables are checked only when it is used', async (t) => {
+  t.match(loadConfig({ PORT: '', CATALOG_API_KEYS: '', LOG_LEVEL: '', CATALOG_PROBE_SEEDED: '' }), { port: 3000, apiKeys: [], logLevel: 'info', probeSeeded: false })
+  t.throws(() => loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: '' }), { message: /^MONGO_URL is required with CATALOG_STORE=mongodb/ }, 'an empty MONGO_URL is a missing one')
+  t.equal(loadConfig({ CATALOG_SEARCH: 'meilisearch', MEILI_URL: 'http://meili:7700', MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx', MEILI_SEARCH_KEY: '' }).search.kind, 'meilisearch')
+  t.same(loadConfig({ MONGO_URL: 'not a url', MEILI_URL: 'meili:7700', MEILI_MASTER_KEY: 'short', MEILI_INDEX: 'a b' }).store, { kind: 'sqlite' }, 'SQLite ignores the servers\' variables')
+})

@@ -63,11 +63,11 @@ test('the API with MEILI_URL on a closed port', async (t) => {
 test('the indexer and the keys CLI say the same', async (t) => {
   const port = await closedPort()
   const indexer = await run([INDEXER, 'status'], { DATA_DIR: tempDataDir(t), CATALOG_SEARCH: 'meilisearch', MEILI_URL: `http://127.0.0.1:${port}`, MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx' })
-  checkOneLine(t, indexer, /^indexer: cannot reach Meilisearch at .* \(MEILI_URL\)/)
+  checkOneLine(t, indexer, /^x402-catalog: cannot reach Meilisearch at .* \(MEILI_URL\)/)
   const keys = await run([KEYS, 'list'], { DATA_DIR: tempDataDir(t), CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
-  checkOneLine(t, keys, /^keys: cannot use MongoDB at .* \(MONGO_URL\)/)
+  checkOneLine(t, keys, /^x402-catalog: cannot use MongoDB at .* \(MONGO_URL\)/)
   const prober = await run([PROBER, 'check'], { CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
-  checkOneLine(t, prober, /^prober: cannot use MongoDB at .* \(MONGO_URL\)/)
+  checkOneLine(t, prober, /^x402-catalog: cannot use MongoDB at .* \(MONGO_URL\)/)
 })
 
 test('a misconfigured adapter variable stops the start before any connection', async (t) => {

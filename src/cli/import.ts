@@ -11,7 +11,7 @@ import { newServiceId } from '../domain/ids.js'
 import { buildServiceRecord, RegistrationBodySchema, type RegistrationBody } from '../domain/registration.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { fieldOf, messageOf, validator, type SchemaIssue } from '../domain/validation.js'
-import { CatalogError, DuplicateEndpointError } from '../errors.js'
+import { CatalogError, DuplicateEndpointError, FileError } from '../errors.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
 export const DEFAULT_IMPORT_BATCH = 500
@@ -53,7 +53,7 @@ export function checkRegistration (item: unknown, ownerId: string | null, now: s
 
 /** Items of a file: a JSON array (first character `[`) or newline-delimited JSON; unparsable lines become reasons. */
 export async function * readItems (file: string): AsyncGenerator<{ line: number, item: unknown } | Rejection> {
-  const handle = await open(file)
+  const handle = await open(file).catch((err: unknown) => { throw new FileError(`cannot read ${file}: ${(err as Error).message}`, { cause: err }) })
   const head = Buffer.alloc(64)
   const { bytesRead } = await handle.read(head, 0, head.length, 0)
   await handle.close()

@@ -12,65 +12,54 @@ import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { openCatalogStore } from '../adapters.js'
 import { loadConfig } from '../config.js'
-import { CatalogError } from '../errors.js'
+import { ConfigError, UsageError } from '../errors.js'
 import { HttpEndpointProber } from '../prober/endpoint-prober.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
+import { runCli } from './run.js'
 
-const HELP = `usage: npm run prober [-- check]
-
-Probes every listed endpoint on a schedule, as its own process (run the API with
+runCli({
+  usage: 'usage: npm run prober [-- check]',
+  help: `Probes every listed endpoint on a schedule, as its own process (run the API with
 CATALOG_PROBER=external). Exactly one prober works on a store at a time: a second one waits
 for the store's lease. \`check\` only checks that the store answers (exit 0) and stops.
 Configured by the environment, like the API: DATA_DIR or CATALOG_STORE/MONGO_URL,
 CATALOG_PROBE_INTERVAL_S, CATALOG_PROBE_TIMEOUT_MS, CATALOG_PROBE_ALLOW_PRIVATE,
-CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see README).`
-
-async function main (argv: string[]): Promise<number> {
-  if (argv.some((arg) => arg === '--help' || arg === '-h' || arg === 'help')) {
-    console.log(HELP)
-    return 0
-  }
-  const [command, ...rest] = argv
-  if ((command !== undefined && command !== 'check') || rest.length > 0) {
-    console.error(`prober: unknown argument "${(command !== 'check' ? command : rest[0]) as string}"\n${HELP}`)
-    return 2
-  }
-  const config = loadConfig()
-  if (command === 'check') {
-    const store = await openCatalogStore(config)
-    try {
-      await store.ping()
-    } finally {
-      await store.close()
+CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see README).`,
+  positionals: true,
+  main: async ({ positionals }) => {
+    const [command, ...rest] = positionals
+    if ((command !== undefined && command !== 'check') || rest.length > 0) {
+      throw new UsageError(`unknown argument "${(command !== 'check' ? command : rest[0]) as string}"`)
     }
-    console.log('prober: the store answers')
-    return 0
+    const config = loadConfig()
+    if (command === 'check') {
+      const store = await openCatalogStore(config)
+      try {
+        await store.ping()
+      } finally {
+        await store.close()
+      }
+      console.log('prober: the store answers')
+      return 0
+    }
+    if (config.probeIntervalS === 0) throw new ConfigError('CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off): the prober has nothing to do')
+    const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
+    const store = await openCatalogStore(config)
+    const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
+    const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
+    const scheduler = new ProbeScheduler({
+      store, monitor, logger, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded, keepProcessAlive: true
+    })
+    closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+      if (err !== undefined) logger.error({ err }, 'closing after an error')
+      else logger.info({ signal }, 'closing')
+      await scheduler.stop()
+      await endpointProber.close()
+      await store.close()
+    })
+    logger.info({ store: config.store.kind, dataDir: config.dataDir, intervalS: config.probeIntervalS, holder: scheduler.holder }, 'prober started (waits for the store lease if another prober holds it)')
+    scheduler.start()
+    return undefined
   }
-  if (config.probeIntervalS === 0) {
-    console.error('prober: CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off); nothing to do')
-    return 2
-  }
-  const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
-  const store = await openCatalogStore(config)
-  const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
-  const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
-  const scheduler = new ProbeScheduler({
-    store, monitor, logger, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded, keepProcessAlive: true
-  })
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err !== undefined) logger.error({ err }, 'closing after an error')
-    else logger.info({ signal }, 'closing')
-    await scheduler.stop()
-    await endpointProber.close()
-    await store.close()
-  })
-  logger.info({ store: config.store.kind, dataDir: config.dataDir, intervalS: config.probeIntervalS, holder: scheduler.holder }, 'prober started (waits for the store lease if another prober holds it)')
-  scheduler.start()
-  return 0
-}
-
-main(process.argv.slice(2)).then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
-  console.error(`prober: ${err instanceof CatalogError ? err.message : String((err as Error).stack ?? err)}`)
-  process.exitCode = 1
 })

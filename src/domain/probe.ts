@@ -4,7 +4,6 @@
  * registration. The prober (src/prober/) produces these; ownership, status and export read them.
  */
 import type { HttpMethod } from './http-method.js'
-import type { ServiceRecord } from './service.js'
 
 /** One `accepts` entry, v2 shape; v1 answers are converted (maxAmountRequired → amount, network → CAIP-2). */
 export interface PaymentRequirement {
@@ -29,7 +28,8 @@ export interface ProbeTarget {
   priceAtomic: number
 }
 
-export function probeTargetOf (service: Pick<ServiceRecord, keyof ProbeTarget>): ProbeTarget {
+/** Only the target's fields of a listing (a ServiceRecord is one), so a probe carries no more of it. */
+export function probeTargetOf (service: ProbeTarget): ProbeTarget {
   return { endpoint: service.endpoint, method: service.method, network: service.network, paymentAddress: service.paymentAddress, priceAtomic: service.priceAtomic }
 }
 

@@ -1,27 +1,40 @@
 /**
- * The indexer as its own process and the operators' CLI (npm run indexer -- <command>):
- *   watch     tail the change feed and keep the search index current (scaled topology,
- *             or with CATALOG_INDEXER=external)
- *   reindex   rebuild the index from the store; searches keep using the old index until
- *             the new one is complete, then it swaps in atomically
- *   status    store count, index count, checkpoint and lag
+ * The indexer as its own process and the operators' CLI (npm run indexer -- watch | reindex
+ * | status): the help below says what each command does.
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { loadConfig } from '../config.js'
-import { CatalogError } from '../errors.js'
+import { UsageError } from '../errors.js'
 import { loadTokenizer } from '../search/analysis/tokenizer.js'
 import { openCatalogStore, openSearchEngine } from '../adapters.js'
+import { runCli } from '../cli/run.js'
 import { Indexer } from './indexer.js'
 import { progressBar } from './progress.js'
 
-const USAGE = 'usage: npm run indexer -- watch | reindex | status'
+const COMMANDS = ['watch', 'reindex', 'status'] as const
 
-async function main (command: string | undefined): Promise<number> {
-  if (command !== 'watch' && command !== 'reindex' && command !== 'status') {
-    console.error(USAGE)
-    return 2
+runCli({
+  usage: 'usage: npm run indexer -- watch | reindex | status',
+  help: `  watch               tail the change feed and keep the search index current (the scaled
+                      topology, or the API with CATALOG_INDEXER=external)
+  reindex             rebuild the index from the store; searches keep using the old index
+                      until the new one is complete, then it swaps in atomically
+  status              store count, index count, checkpoint and lag
+  help, --help, -h    this text
+
+Configured by the environment, like the API: DATA_DIR, CATALOG_STORE/MONGO_URL,
+CATALOG_SEARCH/MEILI_*, INDEXER_BATCH_SIZE (see README).`,
+  positionals: true,
+  main: async ({ positionals }) => {
+    const [command, ...rest] = positionals
+    if (!COMMANDS.includes(command as typeof COMMANDS[number])) throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${command}"`)
+    if (rest.length > 0) throw new UsageError(`unknown argument "${rest[0] as string}"`)
+    return await indexerCommand(command as typeof COMMANDS[number])
   }
+})
+
+async function indexerCommand (command: typeof COMMANDS[number]): Promise<number | undefined> {
   const config = loadConfig()
   const logger = pino({ level: config.logLevel, base: { component: 'indexer' } })
   const store = await openCatalogStore(config)
@@ -60,10 +73,5 @@ async function main (command: string | undefined): Promise<number> {
   })
   logger.info({ store: config.store.kind, engine: engineName, dataDir: config.dataDir, batchSize: config.indexerBatchSize }, 'watching the change feed')
   indexer.start()
-  return 0
+  return undefined
 }
-
-main(process.argv[2]).then((code) => { if (code !== 0) process.exitCode = code }, (err: unknown) => {
-  console.error(`indexer: ${err instanceof CatalogError ? err.message : String((err as Error).stack ?? err)}`)
-  process.exitCode = 1
-})

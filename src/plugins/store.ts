@@ -32,9 +32,21 @@ export async function openStore (config: Config): Promise<CatalogStore> {
 
 export default fp(async function storePlugin (app: FastifyInstance, opts: { config: Config }) {
   const store = await openStore(opts.config)
-  // A first list before the server listens: the SQLite store builds its list index then
-  // (~1 s at 100k services) rather than on a client's first request.
-  await store.listServices({}, DEFAULT_SORT, { limit: 1, offset: 0 })
   app.decorate('store', store)
-  app.addHook('onClose', async () => { await store.close() })
+  let closing = false
+  app.addHook('onClose', async () => {
+    closing = true
+    await store.close()
+  })
+  // The first list builds the SQLite store's list index (~1 s at 100k services), after starting
+  // its thread. It is done as soon as the server listens, so a client's first list waits for no
+  // more than the rest of it; not during start, where it bought nothing to an app that never
+  // lists and, with a thread to boot on a busy machine, took seconds.
+  app.addHook('onListen', async () => {
+    try {
+      await store.listServices({}, DEFAULT_SORT, { limit: 1, offset: 0 })
+    } catch (err) {
+      if (!closing) app.log.warn({ err }, 'warming the list index failed; the first list will build it')
+    }
+  })
 }, { name: 'store' })

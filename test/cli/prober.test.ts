@@ -50,11 +50,11 @@ test('the external prober verifies a registration made by an API with CATALOG_PR
 
 test('with scheduled probing off there is nothing to run', async (t) => {
   const prober = run({ DATA_DIR: tempDataDir(t), CATALOG_PROBE_INTERVAL_S: '0' })
-  t.equal(await prober.exited, 2)
-  t.match(prober.output(), /CATALOG_PROBE_INTERVAL_S is 0/)
+  t.equal(await prober.exited, 1, 'a configuration problem, not a usage error')
+  t.match(prober.output(), /^x402-catalog: CATALOG_PROBE_INTERVAL_S is 0/)
   const bad = run({ DATA_DIR: tempDataDir(t), CATALOG_PROBE_TIMEOUT_MS: 'x' })
   t.equal(await bad.exited, 1)
-  t.match(bad.output(), /^prober: CATALOG_PROBE_TIMEOUT_MS/)
+  t.match(bad.output(), /^x402-catalog: CATALOG_PROBE_TIMEOUT_MS/)
 })
 
 test('--help prints usage and starts nothing; an unknown argument is refused', async (t) => {

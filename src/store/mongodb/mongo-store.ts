@@ -148,7 +148,7 @@ export class MongoCatalogStore implements CatalogStore {
       { $inc: { seq: Long.fromNumber(count) } },
       { session, upsert: true, returnDocument: 'after' }
     )
-    if (counter === null) throw new StoreUnavailableError('the change counter was not returned')
+    if (counter === null) throw new StoreUnavailableError('MongoDB did not return the change counter')
     return fromLong(counter.seq, 'seq') - count + 1
   }
 

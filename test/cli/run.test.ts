@@ -1,0 +1,52 @@
+/** Every command line answers alike (src/cli/run.ts): help, usage errors and failures, run from dist/. */
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { test, type Test } from 'tap'
+import { PROJECT_ROOT } from '../../src/paths.js'
+import { tempDataDir } from '../helper.js'
+
+const run = promisify(execFile)
+const DIST = join(PROJECT_ROOT, 'dist', 'src')
+const CLIS: Array<[string, string, RegExp]> = [
+  ['server', join(DIST, 'server.js'), /^usage: npm start/],
+  ['keys', join(DIST, 'cli', 'keys.js'), /^usage: npm run keys -- /],
+  ['catalog', join(DIST, 'cli', 'catalog.js'), /^usage: npm run catalog -- import FILE/],
+  ['prober', join(DIST, 'cli', 'prober.js'), /^usage: npm run prober/],
+  ['indexer', join(DIST, 'indexer', 'cli.js'), /^usage: npm run indexer -- watch \| reindex \| status/]
+]
+
+interface Result { code: number, stdout: string, stderr: string }
+
+async function cli (t: Test, entry: string, args: string[], env: Record<string, string> = {}): Promise<Result> {
+  // A CLI that ignored its arguments would start serving: the timeout ends it, and the test fails.
+  const options = { env: { PATH: process.env.PATH ?? '', DATA_DIR: join(tempDataDir(t), 'data'), PORT: '0', LOG_LEVEL: 'silent', ...env }, timeout: 30_000 }
+  return await run(process.execPath, [entry, ...args], options).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Result) => err)
+}
+
+for (const [name, entry, usage] of CLIS) {
+  test(`${name}: --help and -h print the usage on stdout and exit 0`, async (t) => {
+    for (const flag of ['--help', '-h']) {
+      const result = await cli(t, entry, [flag])
+      t.equal(result.code, 0, `${flag}: exit 0 ${result.stderr}`)
+      t.match(result.stdout, usage, `${flag}: the usage first`)
+      t.equal(result.stderr, '', `${flag}: nothing on stderr`)
+    }
+  })
+
+  test(`${name}: an unknown option is a usage error: exit 2, the problem and the usage on stderr`, async (t) => {
+    const result = await cli(t, entry, ['--bogus'])
+    t.equal(result.code, 2)
+    t.equal(result.stdout, '')
+    const [problem, hint] = result.stderr.split('\n')
+    t.equal(problem, 'x402-catalog: unknown argument "--bogus"')
+    t.match(hint, usage)
+  })
+}
+
+// The other CLIs' failures are covered where they fail: test/server.test.ts, test/unreachable-servers.test.ts.
+test('catalog: a configuration problem is one line on stderr, exit 1', async (t) => {
+  const result = await cli(t, join(DIST, 'cli', 'catalog.js'), ['import', 'x.json'], { CATALOG_STORE: 'postgres' })
+  t.equal(result.code, 1)
+  t.equal(result.stderr, 'x402-catalog: CATALOG_STORE must be sqlite or mongodb, got "postgres"\n')
+})
