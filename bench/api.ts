@@ -105,10 +105,10 @@ async function benchmark (): Promise<void> {
     t = performance.now()
     const now = new Date().toISOString()
     const records = entries.map((entry) => {
-      const { status, uptimeScore, lastChecked, txCount, totalRevenue, createdAt } = entry
+      const { status, uptimeScore, lastChecked, createdAt } = entry
       const body = registrationBody(entry)
       const id = serviceIdForEndpoint(normalizeEndpoint(body.endpoint))
-      return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked, txCount, totalRevenue }, createdAt)
+      return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked }, createdAt)
     })
     const buildMs = performance.now() - t
     // The configured store (CATALOG_STORE; SQLite in DATA_DIR by default), as the server will open it.

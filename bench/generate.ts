@@ -258,27 +258,21 @@ export function generateServices (n: number, seed = 1, offset = 0): SeedEntry[] 
     const status = weighted<SeedEntry['status']>([['verified', 45], ['unverified', 40], ['inactive', 15]])
     let uptimeScore: number | null = null
     let lastChecked: string | null = null
-    let txCount = 0
     if (status === 'verified') {
       uptimeScore = round(97 + random() * 3, 2)
       lastChecked = iso(CHECKED_UNTIL - random() * 2 * DAY_MS)
-      txCount = Math.floor(10 ** (1 + random() * 5.5))
     } else if (status === 'inactive') {
       uptimeScore = round(random() * 70, 2)
       lastChecked = iso(Math.max(createdMs, CHECKED_UNTIL - random() * 60 * DAY_MS))
-      txCount = Math.floor(10 ** (random() * 4))
     } else if (random() < 0.5) {
       uptimeScore = round(80 + random() * 19.9, 2)
       lastChecked = iso(CHECKED_UNTIL - random() * 7 * DAY_MS)
-      txCount = Math.floor(10 ** (random() * 3))
     }
     entries.push({
       ...body,
       status,
       uptimeScore,
       lastChecked,
-      txCount,
-      totalRevenue: formatAtomic(priceAtomic * txCount, 6),
       createdAt: iso(createdMs)
     })
   }
@@ -287,6 +281,6 @@ export function generateServices (n: number, seed = 1, offset = 0): SeedEntry[] 
 
 /** The registration body of an entry, without the seed-only monitoring fields. */
 export function registrationBody (entry: SeedEntry): RegistrationBody {
-  const { status, uptimeScore, lastChecked, txCount, totalRevenue, createdAt, ...body } = entry
+  const { status, uptimeScore, lastChecked, createdAt, ...body } = entry
   return body
 }

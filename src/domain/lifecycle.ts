@@ -11,6 +11,7 @@
  */
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
 import type { ServiceRecord } from './service.js'
+import type { ServiceUsage } from './payment.js'
 import { computeTrustScore, type ServiceStatus } from './trust.js'
 
 export const FAILURES_FOR_INACTIVE = 3
@@ -55,7 +56,7 @@ export function uptimeOf (history: readonly ProbeSummary[], now: number): number
  * probes, newest first, `latest` included.
  */
 export function applyProbe (
-  service: Pick<ServiceRecord, 'status' | 'txCount' | 'paymentRequirements'>,
+  service: Pick<ServiceRecord, 'status' | 'usage' | 'paymentRequirements'>,
   latest: ProbeOutcome,
   history: readonly ProbeSummary[],
   policy: LifecyclePolicy
@@ -80,7 +81,7 @@ export function applyProbe (
     status,
     uptimeScore,
     lastChecked: latest.checkedAt,
-    trustScore: computeTrustScore({ status, uptimeScore, txCount: service.txCount }),
+    trustScore: computeTrustScore({ status, uptimeScore, usage: service.usage }),
     paymentRequirements
   }
 }
@@ -94,4 +95,26 @@ export function applyProbe (
 export function changesListing (before: Pick<ServiceRecord, 'status' | 'trustScore' | 'paymentRequirements'>, update: MonitoringUpdate): boolean {
   return update.status !== before.status || update.trustScore !== before.trustScore ||
     JSON.stringify(update.paymentRequirements) !== JSON.stringify(before.paymentRequirements)
+}
+
+/** The part of a service new usage figures change: the figures and the trust score they feed. */
+export interface UsageUpdate {
+  usage: ServiceUsage
+  trustScore: number
+}
+
+export function applyUsage (service: Pick<ServiceRecord, 'status' | 'uptimeScore'>, usage: ServiceUsage): UsageUpdate {
+  return { usage, trustScore: computeTrustScore({ status: service.status, uptimeScore: service.uptimeScore, usage }) }
+}
+
+/**
+ * Whether new usage figures change what search and export show: the trust score, or the
+ * figures the export carries (30-day calls and payers, the newest payment). Only then is
+ * the update a change-feed event; one that moves only all-time totals or computedAt is not.
+ */
+export function usageChangesListing (before: Pick<ServiceRecord, 'trustScore' | 'usage'>, update: UsageUpdate): boolean {
+  const was = before.usage
+  const now = update.usage
+  return update.trustScore !== before.trustScore || was === null || was.txCount30d !== now.txCount30d ||
+    was.uniquePayers30d !== now.uniquePayers30d || was.lastPaymentAt !== now.lastPaymentAt || was.scope !== now.scope
 }

@@ -9,6 +9,7 @@ import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { CURRENCIES, findCurrency, formatAtomic, parseDecimal } from './money.js'
 import { isValidPaymentAddress, resolveNetwork } from './networks.js'
+import type { ServiceUsage } from './payment.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
 import { canonicalEndpoint, MAX_ENDPOINT_LENGTH } from './endpoint-url.js'
@@ -45,16 +46,12 @@ export interface MonitoringState {
   status: ServiceRecord['status']
   uptimeScore: number | null
   lastChecked: string | null
-  txCount: number
-  totalRevenue: string
 }
 
 export const INITIAL_MONITORING: MonitoringState = {
   status: 'unverified',
   uptimeScore: null,
-  lastChecked: null,
-  txCount: 0,
-  totalRevenue: '0'
+  lastChecked: null
 }
 
 // C0 controls other than tab and newline have no business in names or descriptions.
@@ -123,7 +120,8 @@ export function buildServiceRecord (
   body: RegistrationBody,
   identity: { id: string, ownerId: string | null, now: string },
   monitoring: MonitoringState = INITIAL_MONITORING,
-  createdAt: string = identity.now
+  createdAt: string = identity.now,
+  usage: ServiceUsage | null = null
 ): ServiceRecord {
   checkAllWellFormed(body, '')
   const name = checkText('name', body.name, false)
@@ -164,7 +162,8 @@ export function buildServiceRecord (
     network: network.id,
     supportedChains,
     ...monitoring,
-    trustScore: computeTrustScore(monitoring),
+    usage,
+    trustScore: computeTrustScore({ ...monitoring, usage }),
     paymentRequirements: null,
     ownerId: identity.ownerId,
     createdAt,
@@ -223,14 +222,12 @@ export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, n
   const monitoring: MonitoringState = {
     status: record.status,
     uptimeScore: record.uptimeScore,
-    lastChecked: record.lastChecked,
-    txCount: record.txCount,
-    totalRevenue: record.totalRevenue
+    lastChecked: record.lastChecked
   }
-  const next = buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt)
+  const next = buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt, record.usage)
   const reprobe = next.method !== record.method || next.network !== record.network || next.priceAtomic !== record.priceAtomic ||
     next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
   if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }
   const status = record.status === 'verified' ? 'unverified' : record.status
-  return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status }), paymentRequirements: null }, reprobe }
+  return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status, usage: record.usage }), paymentRequirements: null }, reprobe }
 }

@@ -1,6 +1,7 @@
 /**
  * Demo catalog: fixtures/services.json goes through the same registration rules as the
- * API (so a broken fixture fails loudly), keeping its monitoring figures.
+ * API (so a broken fixture fails loudly), keeping its status and uptime. Usage figures are
+ * never seeded: they come from payments the chain watcher found.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,9 +16,9 @@ export type SeedEntry = RegistrationBody & MonitoringState & { createdAt: string
 
 export function seedRecords (entries: readonly SeedEntry[], now: string): ServiceRecord[] {
   return entries.map((entry) => {
-    const { status, uptimeScore, lastChecked, txCount, totalRevenue, createdAt, ...body } = entry
+    const { status, uptimeScore, lastChecked, createdAt, ...body } = entry
     const id = serviceIdForEndpoint(normalizeEndpoint(body.endpoint))
-    return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked, txCount, totalRevenue }, createdAt)
+    return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked }, createdAt)
   })
 }
 

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { findCurrency, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
+import type { ServiceUsage } from './payment.js'
 import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
@@ -71,9 +72,8 @@ export interface ServiceRecord {
   trustScore: number
   uptimeScore: number | null
   lastChecked: string | null
-  txCount: number
-  /** Decimal string: revenue can exceed what an integer of atomic units holds exactly in JS. */
-  totalRevenue: string
+  /** Usage figures measured on-chain (src/domain/payment.ts), as last computed; null when never measured. */
+  usage: ServiceUsage | null
   /** The `accepts` of the last probe that matched the registration (the real requirements); null before one. */
   paymentRequirements: PaymentRequirement[] | null
   /** Id of the API key owner that registered the service; null for seeded services. */
@@ -135,8 +135,8 @@ export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome 
     status: record.status,
     uptimeScore: record.uptimeScore ?? 0,
     lastChecked: record.lastChecked,
-    txCount: record.txCount,
-    totalRevenue: Number(record.totalRevenue),
+    txCount: record.usage?.txCount ?? 0,
+    totalRevenue: Number(formatAtomic(Number(record.usage?.revenueAtomic ?? 0), decimalsOf(record.currency))),
     lastProbe: toLastProbe(lastProbe)
   }
 }

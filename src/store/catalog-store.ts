@@ -25,6 +25,7 @@ import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
+import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../domain/payment.js'
 
 /** Why a listing was removed in favour of another registration of its endpoint. */
 export interface Displacement {
@@ -199,6 +200,38 @@ export interface CatalogStore {
   acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean>
   /** Gives a lease up (on shutdown) so another holder need not wait for it to expire. */
   releaseLease (name: string, holder: string): Promise<void>
+
+  /**
+   * Payments (src/domain/payment.ts), written by the one chain watcher per store (lease
+   * `chain-watcher`). The watcher's state for a network; null before its first scan.
+   */
+  getChainScanState (network: string): Promise<ChainScanState | null>
+  /**
+   * Stores one scanned range atomically: its payments (idempotent on network, txHash,
+   * logIndex), the new checkpoint (kept newest first, at most CHAIN_CHECKPOINT_HISTORY) and
+   * the payTos' scanned-through block. Returns how many payments were new.
+   */
+  commitChainScan (network: string, commit: ChainScanCommit): Promise<number>
+  /**
+   * Undoes everything scanned above `toBlock` on a network (a reorg dropped those blocks):
+   * deletes its payments and checkpoints above it and lowers every payTo's scanned-through
+   * block to at most `toBlock`, atomically. Returns the payTos whose payments were deleted.
+   */
+  rewindChain (network: string, toBlock: number): Promise<string[]>
+  /** The payments a filter matches, newest first (block number, then log index, descending). */
+  listPayments (filter: PaymentFilter, page: Page): Promise<PaymentPage>
+  /** Count, total, distinct payers and newest time of the payments a filter matches, computed by the store. */
+  summarizePayments (filter: PaymentFilter): Promise<PaymentSummary>
+  /** Distinct payTos (payToKey) of the services whose x402Config.network is `network`. */
+  payTosOn (network: string): Promise<string[]>
+  /** The services on `network` whose payTo has this payToKey, oldest first (attribution of a shared payTo). */
+  servicesByPayTo (network: string, payTo: string): Promise<ServiceRecord[]>
+  /**
+   * Stores a service's usage figures and, atomically with them, its trust score as the
+   * domain computes it from them; a new change-feed seq only when that changes what search
+   * and export show. Returns the service as stored now; null when no service has that id.
+   */
+  recordUsage (serviceId: string, usage: ServiceUsage): Promise<ServiceRecord | null>
 
   /** Throws StoreUnavailableError when the store cannot serve requests (/health asks). */
   ping (): Promise<void>

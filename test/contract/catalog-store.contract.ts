@@ -293,7 +293,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const seqBefore = await store.latestSeq()
     const next = new Date(Date.parse(NOW) + 3_600_000).toISOString()
     const updated = await store.recordProbe(owned.id, probe(1, true), policy, next)
-    const verified = { status: 'verified', uptimeScore: 100, trustScore: computeTrustScore({ status: 'verified', uptimeScore: 100, txCount: owned.txCount }), lastChecked: probe(1, true).checkedAt, paymentRequirements: probe(1, true).accepts }
+    const verified = { status: 'verified', uptimeScore: 100, trustScore: computeTrustScore({ status: 'verified', uptimeScore: 100, usage: owned.usage }), lastChecked: probe(1, true).checkedAt, paymentRequirements: probe(1, true).accepts }
     t.match(updated, { id: owned.id, ...verified }, 'the lifecycle applied, the new probe in its history (uptime 100, not unknown)')
     t.same(await store.getService(owned.id), updated, 'and stored')
     t.ok(await store.latestSeq() > seqBefore, 'a visible change is a change-feed event')
@@ -303,7 +303,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const seqAfter = await store.latestSeq()
     t.match(await store.recordProbe(owned.id, probe(2, true), policy, next), { status: 'verified', trustScore: verified.trustScore })
     t.equal(await store.latestSeq(), seqAfter, 'a probe that changes nothing search or export reads is no change-feed event')
-    t.match(await store.recordProbe(owned.id, probe(3, false), policy, next), { status: 'unverified', trustScore: computeTrustScore({ status: 'unverified', uptimeScore: 100, txCount: owned.txCount }) })
+    t.match(await store.recordProbe(owned.id, probe(3, false), policy, next), { status: 'unverified', trustScore: computeTrustScore({ status: 'unverified', uptimeScore: 100, usage: owned.usage }) })
     t.ok(await store.latestSeq() > seqAfter, 'a status change is a change-feed event')
 
     const page = await store.listProbes(owned.id, { limit: 2, offset: 0 })
@@ -343,7 +343,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
       await store.recordProbe(b.id, failure(minute), { failurePeriodMs: 180_000 }, null)
     }
     t.match(await store.getService(a.id), { status: 'verified', uptimeScore: 0 }, 'two failures: still verified')
-    t.match(await store.recordProbe(a.id, failure(2), { failurePeriodMs: 120_000 }, null), { status: 'inactive', trustScore: computeTrustScore({ status: 'inactive', uptimeScore: 0, txCount: a.txCount }) }, 'three over two minutes, the period: inactive')
+    t.match(await store.recordProbe(a.id, failure(2), { failurePeriodMs: 120_000 }, null), { status: 'inactive', trustScore: computeTrustScore({ status: 'inactive', uptimeScore: 0, usage: a.usage }) }, 'three over two minutes, the period: inactive')
     t.match(await store.recordProbe(b.id, failure(2), { failurePeriodMs: 180_000 }, null), { status: 'verified' }, 'three over two minutes, a three-minute period: not yet')
     t.match(await store.getService(a.id), { status: 'inactive' })
   })
@@ -390,7 +390,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     await store.updateService({ ...a, name: 'Renamed "quoted" \\ サービス', priceAtomic: 1, updatedAt: '2025-03-05T00:00:00.000Z' })
     await store.recordProbe(b.id, { checkedAt: NOW, httpStatus: 402, x402Version: 2, latencyMs: 3, answered402: true, matched: true, reason: 'matches', accepts: null },
       { failurePeriodMs: 0 }, null)
-    const trustScore = computeTrustScore({ status: 'verified', uptimeScore: 100, txCount: b.txCount })
+    const trustScore = computeTrustScore({ status: 'verified', uptimeScore: 100, usage: b.usage })
     await store.deleteService(c.id)
     const json = JSON.parse(Buffer.from((await store.listServiceJson({}, sorts[0] as ServiceSort, { limit: 100, offset: 0 })).json).toString()) as Array<{ id: string }>
     t.match(json.find((item) => item.id === a.id), { name: 'Renamed "quoted" \\ サービス', pricing: { pricePerRequest: '0.000001' } }, 'an update shows')

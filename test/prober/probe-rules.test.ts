@@ -87,7 +87,7 @@ function outcome (at: number, kind: 'match' | 'mismatch' | 'fail'): ProbeOutcome
 
 /** Applies probes one after another, as the store does, and returns the states. */
 function run (kinds: Array<'match' | 'mismatch' | 'fail'>, stepMs: number, failurePeriodMs: number) {
-  let service = { status: 'unverified' as const as 'unverified' | 'verified' | 'inactive', txCount: 0, paymentRequirements: null as PaymentRequirement[] | null }
+  let service = { status: 'unverified' as const as 'unverified' | 'verified' | 'inactive', usage: null, paymentRequirements: null as PaymentRequirement[] | null }
   const history: ProbeSummary[] = []
   const states = []
   const start = Date.parse('2026-01-01T00:00:00Z')

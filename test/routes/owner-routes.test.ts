@@ -165,11 +165,11 @@ test('a change to what the probe checks unverifies and re-probes; other changes 
 test('applyServicePatch keeps identity and monitoring figures', async (t) => {
   const store = new SqliteCatalogStore(tempDataDir(t))
   t.teardown(async () => { await store.close() })
-  const record = { ...buildServiceRecord(validBody() as never, { id: 'svc_aaaaaaaaaaaaaaaaaaaaaaaa', ownerId: 'key_a', now: '2026-01-01T00:00:00.000Z' }), status: 'inactive' as const, uptimeScore: 40, txCount: 12, totalRevenue: '3.5' }
+  const record = { ...buildServiceRecord(validBody() as never, { id: 'svc_aaaaaaaaaaaaaaaaaaaaaaaa', ownerId: 'key_a', now: '2026-01-01T00:00:00.000Z' }), status: 'inactive' as const, uptimeScore: 40, usage: { txCount: 12, revenueAtomic: '3500000', uniquePayers: 3, lastPaymentAt: '2026-01-01T00:00:00.000Z', txCount30d: 12, revenue30dAtomic: '3500000', uniquePayers30d: 3, scope: 'service' as const, computedAt: '2026-01-01T00:00:00.000Z' } }
   const { record: next, reprobe } = applyServicePatch(record, { method: 'PUT' }, '2026-02-01T00:00:00.000Z')
   t.equal(reprobe, true)
   t.equal(next.status, 'inactive', 'an inactive service stays inactive until a probe reaches it')
-  t.same([next.id, next.ownerId, next.createdAt, next.updatedAt, next.uptimeScore, next.txCount, next.totalRevenue],
-    [record.id, 'key_a', record.createdAt, '2026-02-01T00:00:00.000Z', 40, 12, '3.5'])
+  t.same([next.id, next.ownerId, next.createdAt, next.updatedAt, next.uptimeScore, next.usage],
+    [record.id, 'key_a', record.createdAt, '2026-02-01T00:00:00.000Z', 40, record.usage])
   t.equal(applyServicePatch(record, { description: 'x' }, '2026-02-01T00:00:00.000Z').reprobe, false)
 })

@@ -1,11 +1,12 @@
 /**
- * ServiceRecord, probes and API keys <-> the SQLite store's rows. Lists and arrays are kept
+ * ServiceRecord, probes, payments and API keys <-> the SQLite store's rows. Lists and arrays are kept
  * as JSON text, booleans as 0/1, times as ISO text (they sort as they compare).
  */
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
+import type { ChainCheckpoint, PaymentRecord, ServiceUsage } from '../../domain/payment.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
 import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
 
@@ -13,15 +14,15 @@ import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
  * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
  * building an object per row, 25 named properties each, costs more than the read itself.
  */
-export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at'
+export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at'
 export type RecordValues = [
   id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
   priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
-  trustScore: number, uptimeScore: number | null, lastChecked: string | null, txCount: number, totalRevenue: string,
+  trustScore: number, uptimeScore: number | null, lastChecked: string | null, usage: string | null,
   paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
 ]
 /** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
-export const RECORD_VALUES = 22
+export const RECORD_VALUES = 21
 
 export interface ProbeRow {
   checked_at: string
@@ -67,12 +68,11 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
     trustScore: v[13],
     uptimeScore: v[14],
     lastChecked: v[15],
-    txCount: v[16],
-    totalRevenue: v[17],
-    paymentRequirements: v[18] === null ? null : JSON.parse(v[18]) as PaymentRequirement[],
-    ownerId: v[19],
-    createdAt: v[20],
-    updatedAt: v[21]
+    usage: v[16] === null ? null : JSON.parse(v[16]) as ServiceUsage,
+    paymentRequirements: v[17] === null ? null : JSON.parse(v[17]) as PaymentRequirement[],
+    ownerId: v[18],
+    createdAt: v[19],
+    updatedAt: v[20]
   }
 }
 
@@ -93,6 +93,40 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
     nameSort: nameSortKey(record.name),
     supportedChains: JSON.stringify(record.supportedChains),
     paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
+    usage: record.usage === null ? null : JSON.stringify(record.usage),
     serviceJson: toServiceJson(record)
   }
+}
+
+export interface PaymentRow {
+  network: string
+  tx_hash: string
+  log_index: number
+  block_number: number
+  block_hash: string
+  at: string
+  payer: string
+  pay_to: string
+  /** Read with safe integers: an amount beyond 2^53 stays exact. */
+  amount: bigint | number
+  service_id: string | null
+}
+
+export function fromPaymentRow (row: PaymentRow): PaymentRecord {
+  return {
+    network: row.network,
+    txHash: row.tx_hash,
+    logIndex: Number(row.log_index),
+    blockNumber: Number(row.block_number),
+    blockHash: row.block_hash,
+    at: row.at,
+    payer: row.payer,
+    payTo: row.pay_to,
+    amount: String(row.amount),
+    serviceId: row.service_id
+  }
+}
+
+export function fromCheckpointRow (row: { block_number: number, block_hash: string }): ChainCheckpoint {
+  return { blockNumber: row.block_number, blockHash: row.block_hash }
 }

@@ -42,8 +42,6 @@ CREATE TABLE IF NOT EXISTS services (
   trust_score INTEGER NOT NULL,
   uptime_score REAL,
   last_checked TEXT,
-  tx_count INTEGER NOT NULL,
-  total_revenue TEXT NOT NULL,
   payment_requirements TEXT,
   next_probe_at TEXT,
   owner_id TEXT,
@@ -94,6 +92,33 @@ CREATE TABLE IF NOT EXISTS store_meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS payments (
+  network TEXT NOT NULL,
+  tx_hash TEXT NOT NULL,
+  log_index INTEGER NOT NULL,
+  block_number INTEGER NOT NULL,
+  block_hash TEXT NOT NULL,
+  at TEXT NOT NULL,
+  payer TEXT NOT NULL,
+  pay_to TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  service_id TEXT,
+  PRIMARY KEY (network, tx_hash, log_index)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS payments_pay_to ON payments(network, pay_to, block_number, log_index);
+CREATE INDEX IF NOT EXISTS payments_block ON payments(network, block_number);
+CREATE TABLE IF NOT EXISTS chain_checkpoints (
+  network TEXT NOT NULL,
+  block_number INTEGER NOT NULL,
+  block_hash TEXT NOT NULL,
+  PRIMARY KEY (network, block_number)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chain_pay_tos (
+  network TEXT NOT NULL,
+  pay_to TEXT NOT NULL,
+  scanned_to INTEGER NOT NULL,
+  PRIMARY KEY (network, pay_to)
+) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -109,11 +134,17 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   ['payment_requirements', 'TEXT'],
   ['next_probe_at', 'TEXT'],
   // toServiceJson of the row, written with it: a list page reads these instead of building them.
-  ['service_json', 'TEXT']
+  ['service_json', 'TEXT'],
+  // ServiceUsage as JSON, measured from payments; replaced tx_count and total_revenue (fixture figures).
+  ['usage', 'TEXT']
 ]
+
+/** Columns of earlier builds that nothing reads any more. */
+const DROPPED_COLUMNS = ['tx_count', 'total_revenue']
 
 /** Indexes on added columns: created after the columns exist in old stores. */
 const LATE_INDEXES = `CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
+CREATE INDEX IF NOT EXISTS services_network_pay_to ON services(network, ${PAY_TO_KEY_SQL}, id);
 DROP INDEX IF EXISTS services_trust;
 DROP INDEX IF EXISTS services_name;
 DROP INDEX IF EXISTS services_created;`
@@ -132,6 +163,9 @@ function addMissingColumns (db: Database.Database): void {
   const present = new Set((db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name))
   for (const [name, definition] of ADDED_COLUMNS) {
     if (!present.has(name)) db.exec(`ALTER TABLE services ADD COLUMN ${name} ${definition}`)
+  }
+  for (const name of DROPPED_COLUMNS) {
+    if (present.has(name)) db.exec(`ALTER TABLE services DROP COLUMN ${name}`)
   }
 }
 

@@ -8,7 +8,11 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import type { HttpMethod } from '../../domain/http-method.js'
-import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
+import { PROBE_HISTORY_LIMIT, applyProbe, applyUsage, changesListing, usageChangesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
+import {
+  CHAIN_CHECKPOINT_HISTORY,
+  type ChainScanCommit, type ChainScanState, type PaymentFilter, type PaymentPage, type PaymentSummary, type ServiceUsage
+} from '../../domain/payment.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
@@ -21,9 +25,12 @@ import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { PAY_TO_KEY_SQL, migrate } from './schema.js'
 import {
-  RECORD_COLUMNS, RECORD_VALUES, fromDisplacementRow, fromKeyRow, fromProbeRow, fromValues, toParams,
-  type ApiKeyRow, type DisplacementRow, type ProbeRow, type RecordValues
+  RECORD_COLUMNS, RECORD_VALUES, fromCheckpointRow, fromDisplacementRow, fromKeyRow, fromPaymentRow, fromProbeRow, fromValues, toParams,
+  type ApiKeyRow, type DisplacementRow, type PaymentRow, type ProbeRow, type RecordValues
 } from './mapping.js'
+
+/** Payment amounts are INTEGER (int64): USDC's whole supply fits many times over. */
+const MAX_AMOUNT = (1n << 63n) - 1n
 
 /** The next change-feed sequence: past every live service and every tombstone. */
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
@@ -66,6 +73,9 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
+  readonly #commitChainScan: (network: string, commit: ChainScanCommit) => number
+  readonly #rewindChain: (network: string, toBlock: number) => string[]
+  readonly #recordUsage: (serviceId: string, usage: ServiceUsage) => ServiceRecord | null
   readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
   readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
   #lists: { index: ServiceIndex, seq: number } | undefined
@@ -90,16 +100,16 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#insert = this.#statement(`
       INSERT INTO services (id, seq, name, name_sort, description, endpoint, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        tx_count, total_revenue, payment_requirements, owner_id, created_at, updated_at, service_json)
+        usage, payment_requirements, owner_id, created_at, updated_at, service_json)
       VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @txCount, @totalRevenue, @paymentRequirements, @ownerId, @createdAt, @updatedAt, @serviceJson)`)
+        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
         endpoint = @endpoint, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
-        tx_count = @txCount, total_revenue = @totalRevenue, payment_requirements = @paymentRequirements,
+        usage = @usage, payment_requirements = @paymentRequirements,
         owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
@@ -146,6 +156,46 @@ export class SqliteCatalogStore implements CatalogStore {
       if (current !== undefined && current.holder !== holder && current.expires_at > now) return false
       this.#statement('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs)
       return true
+    })
+    this.#commitChainScan = this.#writeTransaction((network: string, commit: ChainScanCommit): number => {
+      const insert = this.#statement(`INSERT OR IGNORE INTO payments (network, tx_hash, log_index, block_number, block_hash, at, payer, pay_to, amount, service_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      let added = 0
+      for (const p of commit.payments) {
+        const amount = BigInt(p.amount)
+        if (amount < 0n || amount > MAX_AMOUNT) throw new RangeError(`payment ${p.txHash}:${p.logIndex} has an amount out of range: ${p.amount}`)
+        added += insert.run(network, p.txHash, p.logIndex, p.blockNumber, p.blockHash, p.at, p.payer, p.payTo, amount, p.serviceId).changes
+      }
+      if (commit.checkpoint !== undefined) {
+        this.#statement('INSERT OR REPLACE INTO chain_checkpoints (network, block_number, block_hash) VALUES (?, ?, ?)')
+          .run(network, commit.checkpoint.blockNumber, commit.checkpoint.blockHash)
+        this.#statement(`DELETE FROM chain_checkpoints WHERE network = ? AND block_number < (
+          SELECT MIN(block_number) FROM (SELECT block_number FROM chain_checkpoints WHERE network = ? ORDER BY block_number DESC LIMIT ?))`)
+          .run(network, network, CHAIN_CHECKPOINT_HISTORY)
+      }
+      if (commit.scanned !== undefined) {
+        const scanned = this.#statement(`INSERT INTO chain_pay_tos (network, pay_to, scanned_to) VALUES (?, ?, ?)
+          ON CONFLICT (network, pay_to) DO UPDATE SET scanned_to = excluded.scanned_to`)
+        for (const payTo of commit.scanned.payTos) scanned.run(network, payTo, commit.scanned.block)
+      }
+      return added
+    })
+    this.#rewindChain = this.#writeTransaction((network: string, toBlock: number): string[] => {
+      const payTos = this.#statement('SELECT DISTINCT pay_to FROM payments WHERE network = ? AND block_number > ?').pluck().all(network, toBlock) as string[]
+      this.#statement('DELETE FROM payments WHERE network = ? AND block_number > ?').run(network, toBlock)
+      this.#statement('DELETE FROM chain_checkpoints WHERE network = ? AND block_number > ?').run(network, toBlock)
+      this.#statement('UPDATE chain_pay_tos SET scanned_to = ? WHERE network = ? AND scanned_to > ?').run(toBlock, network, toBlock)
+      return payTos
+    })
+    this.#recordUsage = this.#writeTransaction((serviceId: string, usage: ServiceUsage): ServiceRecord | null => {
+      const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(serviceId) as RecordValues | undefined
+      if (row === undefined) return null
+      const before = fromValues(row)
+      const update = applyUsage(before, usage)
+      const after = { ...before, ...update }
+      this.#statement(`UPDATE services SET ${usageChangesListing(before, update) ? `seq = ${NEXT_SEQ},` : ''} trust_score = ?, usage = ?, service_json = ? WHERE id = ?`)
+        .run(update.trustScore, JSON.stringify(usage), toServiceJson(after), serviceId)
+      return after
     })
   }
 
@@ -463,6 +513,75 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async releaseLease (name: string, holder: string): Promise<void> {
     this.#statement('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder)
+  }
+
+  async getChainScanState (network: string): Promise<ChainScanState | null> {
+    const checkpoints = (this.#statement('SELECT block_number, block_hash FROM chain_checkpoints WHERE network = ? ORDER BY block_number DESC LIMIT ?')
+      .all(network, CHAIN_CHECKPOINT_HISTORY) as Array<{ block_number: number, block_hash: string }>).map(fromCheckpointRow)
+    const payTos = this.#statement('SELECT pay_to, scanned_to FROM chain_pay_tos WHERE network = ?').all(network) as Array<{ pay_to: string, scanned_to: number }>
+    if (checkpoints.length === 0 && payTos.length === 0) return null
+    return { network, checkpoints, payTos: Object.fromEntries(payTos.map((row) => [row.pay_to, row.scanned_to])) }
+  }
+
+  async commitChainScan (network: string, commit: ChainScanCommit): Promise<number> {
+    return this.#commitChainScan(network, commit)
+  }
+
+  async rewindChain (network: string, toBlock: number): Promise<string[]> {
+    return this.#rewindChain(network, toBlock)
+  }
+
+  /** WHERE conditions and parameters of a payment filter. */
+  #paymentWhere (filter: PaymentFilter): { where: string, params: unknown[] } {
+    const where = ['network = ?', 'pay_to = ?']
+    const params: unknown[] = [filter.network, filter.payTo]
+    if (filter.since !== undefined) { where.push('at >= ?'); params.push(filter.since) }
+    if (filter.amount !== undefined) { where.push('amount = ?'); params.push(BigInt(filter.amount)) }
+    if (filter.excludeAmounts !== undefined && filter.excludeAmounts.length > 0) {
+      where.push(`amount NOT IN (${filter.excludeAmounts.map(() => '?').join(', ')})`)
+      params.push(...filter.excludeAmounts.map((amount) => BigInt(amount)))
+    }
+    return { where: where.join(' AND '), params }
+  }
+
+  async listPayments (filter: PaymentFilter, page: Page): Promise<PaymentPage> {
+    const { where, params } = this.#paymentWhere(filter)
+    const total = (this.#statement(`SELECT COUNT(*) AS n FROM payments WHERE ${where}`).get(...params) as { n: number }).n
+    const rows = this.#paymentStatement(`SELECT * FROM payments WHERE ${where} ORDER BY block_number DESC, log_index DESC LIMIT ? OFFSET ?`)
+      .all(...params, page.limit, page.offset) as PaymentRow[]
+    return { items: rows.map(fromPaymentRow), total }
+  }
+
+  async summarizePayments (filter: PaymentFilter): Promise<PaymentSummary> {
+    const { where, params } = this.#paymentWhere(filter)
+    const row = this.#paymentStatement(`SELECT COUNT(*) AS n, COALESCE(SUM(amount), 0) AS total, COUNT(DISTINCT payer) AS payers, MAX(at) AS last
+      FROM payments WHERE ${where}`).get(...params) as { n: bigint, total: bigint, payers: bigint, last: string | null }
+    return { count: Number(row.n), totalAtomic: String(row.total), uniquePayers: Number(row.payers), lastAt: row.last }
+  }
+
+  /** Payment reads return integers as BigInt: amounts and their sums stay exact past 2^53. */
+  #paymentStatement (sql: string): Database.Statement {
+    const key = `safe:${sql}`
+    let statement = this.#statements.get(key)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql).safeIntegers(true)
+      this.#statements.set(key, statement)
+    }
+    return statement
+  }
+
+  async payTosOn (network: string): Promise<string[]> {
+    return this.#statement(`SELECT DISTINCT ${PAY_TO_KEY_SQL} FROM services WHERE network = ?`).pluck().all(network) as string[]
+  }
+
+  async servicesByPayTo (network: string, payTo: string): Promise<ServiceRecord[]> {
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE network = ? AND ${PAY_TO_KEY_SQL} = ? ORDER BY created_at, id`)
+      .all(network, payToKey(payTo)) as RecordValues[]
+    return rows.map(fromValues)
+  }
+
+  async recordUsage (serviceId: string, usage: ServiceUsage): Promise<ServiceRecord | null> {
+    return this.#recordUsage(serviceId, usage)
   }
 
   async ping (): Promise<void> {

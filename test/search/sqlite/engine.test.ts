@@ -29,7 +29,7 @@ function catalog (count: number): ServiceRecord[] {
     const tagged = i % 10 !== 0
     const name = tagged && i % 3 === 0 ? `${base.name} quokka ${i}` : `${base.name} ${i}`
     const description = tagged && i % 3 !== 0 ? `${'filler '.repeat(i % 5)}quokka ${i % 2 === 0 ? 'lens' : 'photos and a lens'} ${base.description}` : base.description
-    return { ...base, name, description, endpoint: `${base.endpoint}/copy-${i}`, uptimeScore: (i * 37) % 101, txCount: (i * 7) % 50 }
+    return { ...base, name, description, endpoint: `${base.endpoint}/copy-${i}`, uptimeScore: (i * 37) % 101 }
   })
   return seedRecords(entries, new Date().toISOString())
 }
