@@ -310,7 +310,7 @@ export const EQUALITY_FILTER_KEYS = {
  * answered from the same index (COUNT_SCAN). A second filter (category and status) is
  * applied while walking; `{priceAtomic, _id}` also serves "maxPrice" ranges sorted by price.
  * `supportedChains` is an array: those indexes are multikey, which still provides the sort
- * for an equality match on the chain. 18 indexes, well under MongoDB's 64 per collection;
+ * for an equality match on the chain. 16 list indexes, 21 in all, well under MongoDB's 64 per collection;
  * registrations are rare next to reads.
  */
 export function serviceIndexes (): IndexDescription[] {
