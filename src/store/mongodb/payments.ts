@@ -132,7 +132,8 @@ export class MongoPayments {
     const query = paymentFilter(filter)
     const [total, docs] = await Promise.all([
       this.#payments.countDocuments(query),
-      this.#payments.find(query).sort(PAYMENT_ORDER).skip(page.offset).limit(page.limit).toArray()
+      // limit(0) is "no limit" to MongoDB; a page of 0 is the count alone (SQLite's LIMIT 0).
+      page.limit <= 0 ? [] : this.#payments.find(query).sort(PAYMENT_ORDER).skip(page.offset).limit(page.limit).toArray()
     ])
     return { items: docs.map(fromPaymentDocument), total }
   }
