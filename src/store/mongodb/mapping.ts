@@ -1,11 +1,13 @@
 /**
- * ServiceRecord ↔ MongoDB document. Integers that are money or counters are written as
- * Long (Int64), revenue as Decimal128, times as BSON dates; reads accept what the driver
- * returns for them (Long, or a number when it promotes a small Long) and refuse anything a
- * JS number cannot hold exactly.
+ * ServiceRecord, probes, payments and API keys ↔ MongoDB documents. Integers that are money
+ * or counters are written as Long (Int64), revenue (a sum of amounts) as Decimal128, times as
+ * BSON dates; reads accept what the driver returns for them (Long, or a number when it
+ * promotes a small Long) and refuse anything a JS number cannot hold exactly.
  */
 import { Decimal128, Long, type ObjectId } from 'mongodb'
 import type { HttpMethod } from '../../domain/http-method.js'
+import type { ChainCheckpoint, PaymentRecord, ServiceUsage } from '../../domain/payment.js'
+import { payToKey } from '../../domain/pay-to.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
@@ -25,20 +27,67 @@ export interface ServiceDocument {
   priceAtomic: Long
   freeQuota: Long
   paymentAddress: string
+  /** payToKey(paymentAddress): EVM lower-cased, so payTo lookups are exact matches an index serves. */
+  payToKey: string
   network: string
   supportedChains: string[]
   status: ServiceStatus
   trustScore: number
   uptimeScore: number | null
   lastChecked: Date | null
-  txCount: Long
-  totalRevenue: Decimal128
+  /** ServiceUsage as last computed from payments; null when never measured. */
+  usage: UsageDocument | null
   paymentRequirements: PaymentRequirement[] | null
   ownerId: string | null
   createdAt: Date
   updatedAt: Date
   /** When the prober should check the service again; null: due now. */
   nextProbeAt: Date | null
+}
+
+/** ServiceUsage: counts as Long, revenues as Decimal128 (a sum of int64 amounts may pass int64), times as dates. */
+export interface UsageDocument {
+  txCount: Long
+  revenueAtomic: Decimal128
+  uniquePayers: Long
+  lastPaymentAt: Date | null
+  txCount30d: Long
+  revenue30dAtomic: Decimal128
+  uniquePayers30d: Long
+  scope: ServiceUsage['scope']
+  computedAt: Date
+}
+
+/** A PaymentRecord; unique on (network, txHash, logIndex). */
+export interface PaymentDocument {
+  _id?: ObjectId
+  network: string
+  txHash: string
+  logIndex: Long
+  blockNumber: Long
+  blockHash: string
+  at: Date
+  payer: string
+  payTo: string
+  /** Atomic units: Int64, exact (USDC's whole supply fits many times over); anything larger is refused. */
+  amount: Long
+  serviceId: string | null
+}
+
+/** One checkpoint of the chain watcher; unique on (network, blockNumber). */
+export interface CheckpointDocument {
+  _id?: ObjectId
+  network: string
+  blockNumber: Long
+  blockHash: string
+}
+
+/** A watched payTo's scan progress on a network; unique on (network, payTo). */
+export interface PayToScanDocument {
+  _id?: ObjectId
+  network: string
+  payTo: string
+  scannedTo: Long
 }
 
 export interface ProbeDocument {
@@ -119,14 +168,14 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     priceAtomic: toLong(record.priceAtomic, 'priceAtomic'),
     freeQuota: toLong(record.freeQuota, 'freeQuota'),
     paymentAddress: record.paymentAddress,
+    payToKey: payToKey(record.paymentAddress),
     network: record.network,
     supportedChains: [...record.supportedChains],
     status: record.status,
     trustScore: record.trustScore,
     uptimeScore: record.uptimeScore,
     lastChecked: record.lastChecked === null ? null : toDate(record.lastChecked, 'lastChecked'),
-    txCount: toLong(record.txCount, 'txCount'),
-    totalRevenue: Decimal128.fromString(record.totalRevenue),
+    usage: record.usage === null ? null : toUsageDocument(record.usage),
     paymentRequirements: record.paymentRequirements,
     ownerId: record.ownerId,
     createdAt: toDate(record.createdAt, 'createdAt'),
@@ -195,8 +244,8 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     trustScore: doc.trustScore,
     uptimeScore: doc.uptimeScore,
     lastChecked: doc.lastChecked === null ? null : doc.lastChecked.toISOString(),
-    txCount: fromLong(doc.txCount, 'txCount'),
-    totalRevenue: decimalString(doc.totalRevenue),
+    // Absent only on a document of an earlier build that the migration at open has not reached yet.
+    usage: doc.usage == null ? null : fromUsageDocument(doc.usage),
     paymentRequirements: doc.paymentRequirements,
     ownerId: doc.ownerId,
     createdAt: doc.createdAt.toISOString(),
@@ -222,4 +271,104 @@ export function fromApiKeyDocument (doc: ApiKeyDocument): ApiKeyRecord {
     createdAt: doc.createdAt.toISOString(),
     revokedAt: doc.revokedAt === null ? null : doc.revokedAt.toISOString()
   }
+}
+
+/** Largest amount a payment document holds: Int64, as the SQLite store's INTEGER. */
+export const MAX_PAYMENT_AMOUNT = (1n << 63n) - 1n
+
+/** Decimal128 holds 34 significant digits exactly; a longer integer would be rounded. */
+const DECIMAL_DIGITS = 34
+
+/** A decimal integer string of atomic units as an exact Decimal128 (revenue: a sum of amounts). */
+export function toAtomicDecimal (value: string, field: string): Decimal128 {
+  if (!/^\d+$/.test(value) || value.replace(/^0+(?=\d)/, '').length > DECIMAL_DIGITS) {
+    throw new RangeError(`${field} must be a non-negative integer of at most ${DECIMAL_DIGITS} digits, got ${value}`)
+  }
+  return Decimal128.fromString(value.replace(/^0+(?=\d)/, ''))
+}
+
+/** A Decimal128 of atomic units back to its decimal integer string; refuses a fraction. */
+export function fromAtomicDecimal (value: Decimal128, field: string): string {
+  const text = decimalString(value)
+  const integer = /^(\d+)(?:\.0*)?$/.exec(text)
+  if (integer === null) throw new RangeError(`${field} ${text} is not a non-negative integer`)
+  return (integer[1] as string).replace(/^0+(?=\d)/, '')
+}
+
+/** A payment amount (decimal integer string) as an exact Int64; RangeError beyond it, as the SQLite store. */
+export function toAmountLong (amount: string, field = 'amount'): Long {
+  if (!/^\d+$/.test(amount)) throw new RangeError(`${field} must be a non-negative decimal integer, got ${amount}`)
+  const value = BigInt(amount)
+  // Long.fromBigInt wraps silently past 2^63 - 1: the bound is checked here.
+  if (value > MAX_PAYMENT_AMOUNT) throw new RangeError(`${field} ${amount} is beyond what the store keeps (Int64)`)
+  return Long.fromBigInt(value)
+}
+
+/** An Int64 read back (Long, or a number when the driver promoted a small one, or a bigint) as its exact decimal string. */
+export function longString (value: Long | number | bigint, field: string): string {
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new RangeError(`${field} ${value} is not an exact integer`)
+  return value.toString()
+}
+
+export function toUsageDocument (usage: ServiceUsage): UsageDocument {
+  return {
+    txCount: toLong(usage.txCount, 'usage.txCount'),
+    revenueAtomic: toAtomicDecimal(usage.revenueAtomic, 'usage.revenueAtomic'),
+    uniquePayers: toLong(usage.uniquePayers, 'usage.uniquePayers'),
+    lastPaymentAt: usage.lastPaymentAt === null ? null : toDate(usage.lastPaymentAt, 'usage.lastPaymentAt'),
+    txCount30d: toLong(usage.txCount30d, 'usage.txCount30d'),
+    revenue30dAtomic: toAtomicDecimal(usage.revenue30dAtomic, 'usage.revenue30dAtomic'),
+    uniquePayers30d: toLong(usage.uniquePayers30d, 'usage.uniquePayers30d'),
+    scope: usage.scope,
+    computedAt: toDate(usage.computedAt, 'usage.computedAt')
+  }
+}
+
+export function fromUsageDocument (doc: UsageDocument): ServiceUsage {
+  return {
+    txCount: fromLong(doc.txCount, 'usage.txCount'),
+    revenueAtomic: fromAtomicDecimal(doc.revenueAtomic, 'usage.revenueAtomic'),
+    uniquePayers: fromLong(doc.uniquePayers, 'usage.uniquePayers'),
+    lastPaymentAt: doc.lastPaymentAt === null ? null : doc.lastPaymentAt.toISOString(),
+    txCount30d: fromLong(doc.txCount30d, 'usage.txCount30d'),
+    revenue30dAtomic: fromAtomicDecimal(doc.revenue30dAtomic, 'usage.revenue30dAtomic'),
+    uniquePayers30d: fromLong(doc.uniquePayers30d, 'usage.uniquePayers30d'),
+    scope: doc.scope,
+    computedAt: doc.computedAt.toISOString()
+  }
+}
+
+/** A payment as stored under `network` (the commit's network, as the SQLite store does); throws before any write on an amount beyond Int64. */
+export function toPaymentDocument (network: string, payment: PaymentRecord): PaymentDocument {
+  return {
+    network,
+    txHash: payment.txHash,
+    logIndex: toLong(payment.logIndex, 'logIndex'),
+    blockNumber: toLong(payment.blockNumber, 'blockNumber'),
+    blockHash: payment.blockHash,
+    at: toDate(payment.at, 'at'),
+    payer: payment.payer,
+    payTo: payment.payTo,
+    amount: toAmountLong(payment.amount, `payment ${payment.txHash}:${payment.logIndex} amount`),
+    serviceId: payment.serviceId
+  }
+}
+
+export function fromPaymentDocument (doc: PaymentDocument): PaymentRecord {
+  return {
+    network: doc.network,
+    txHash: doc.txHash,
+    logIndex: fromLong(doc.logIndex, 'logIndex'),
+    blockNumber: fromLong(doc.blockNumber, 'blockNumber'),
+    blockHash: doc.blockHash,
+    at: doc.at.toISOString(),
+    payer: doc.payer,
+    payTo: doc.payTo,
+    amount: longString(doc.amount, 'amount'),
+    serviceId: doc.serviceId
+  }
+}
+
+export function fromCheckpointDocument (doc: CheckpointDocument): ChainCheckpoint {
+  return { blockNumber: fromLong(doc.blockNumber, 'blockNumber'), blockHash: doc.blockHash }
 }

@@ -11,21 +11,27 @@
  * first, so a change committing during the read is never skipped. Why a counter rather than
  * resume tokens: docs/decisions.md, "The change feed and checkpoints".
  */
-import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb'
+import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSession, type Collection, type Db, type Document } from 'mongodb'
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
+import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../../domain/payment.js'
 import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
 import {
   fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
   type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
+import { MongoPayments } from './payments.js'
 import { serviceFilter, serviceSort } from './query.js'
-import { API_KEY_INDEXES, COLLECTIONS, PROBE_INDEXES, SERVICE_COUNTER_ID, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes } from './schema.js'
+import {
+  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
+  SERVICE_COUNTER_ID, SERVICE_MIGRATION, SERVICE_VALIDATOR, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes, serviceLayoutIsCurrent,
+  transitionalServiceValidator
+} from './schema.js'
 
 /** Majority-acknowledged and journaled: an acknowledged write survives a failover and a crash. */
 export const WRITE_CONCERN = { w: 'majority', journal: true } as const
@@ -47,6 +53,7 @@ function unavailable (url: string, err: unknown): StoreUnavailableError {
 
 const DUPLICATE_KEY = 11000
 const NAMESPACE_EXISTS = 48
+const INDEX_NOT_FOUND = 27
 
 /**
  * A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is.
@@ -80,6 +87,7 @@ export class MongoCatalogStore implements CatalogStore {
   readonly #probes: Collection<ProbeDocument>
   readonly #leases: Collection<LeaseDocument>
   readonly #displacements: Collection<DisplacementDocument>
+  readonly #payments: MongoPayments
 
   private constructor (client: MongoClient, url: string) {
     this.#client = client
@@ -92,6 +100,10 @@ export class MongoCatalogStore implements CatalogStore {
     this.#probes = db.collection(COLLECTIONS.probes)
     this.#leases = db.collection(COLLECTIONS.leases)
     this.#displacements = db.collection(COLLECTIONS.displacements)
+    this.#payments = new MongoPayments(db, {
+      transaction: async (work) => await this.#transaction(work),
+      reserveSeq: async (session) => await this.#reserve(session, 1)
+    })
   }
 
   /**
@@ -398,6 +410,38 @@ export class MongoCatalogStore implements CatalogStore {
     return doc === null ? null : fromApiKeyDocument(doc)
   }
 
+  async getChainScanState (network: string): Promise<ChainScanState | null> {
+    return await this.#payments.getChainScanState(network)
+  }
+
+  async commitChainScan (network: string, commit: ChainScanCommit): Promise<number> {
+    return await this.#payments.commitChainScan(network, commit)
+  }
+
+  async rewindChain (network: string, toBlock: number): Promise<string[]> {
+    return await this.#payments.rewindChain(network, toBlock)
+  }
+
+  async listPayments (filter: PaymentFilter, page: Page): Promise<PaymentPage> {
+    return await this.#payments.listPayments(filter, page)
+  }
+
+  async summarizePayments (filter: PaymentFilter): Promise<PaymentSummary> {
+    return await this.#payments.summarizePayments(filter)
+  }
+
+  async payTosOn (network: string): Promise<string[]> {
+    return await this.#payments.payTosOn(network)
+  }
+
+  async servicesByPayTo (network: string, payTo: string): Promise<ServiceRecord[]> {
+    return await this.#payments.servicesByPayTo(network, payTo)
+  }
+
+  async recordUsage (serviceId: string, usage: ServiceUsage): Promise<ServiceRecord | null> {
+    return await this.#payments.recordUsage(serviceId, usage)
+  }
+
   async ping (): Promise<void> {
     try {
       await this.#client.db().command({ ping: 1 })
@@ -411,20 +455,74 @@ export class MongoCatalogStore implements CatalogStore {
   }
 }
 
-/** Creates the collections with their validators (or updates the validators) and the indexes. */
+/** Sets a collection's validator (strict: every insert and update is checked). */
+async function setValidator (db: Db, name: string, validator: Document): Promise<void> {
+  await db.command({ collMod: name, validator, validationLevel: 'strict', validationAction: 'error' })
+}
+
+/**
+ * Creates the collections with their validators (or updates the validators), migrates
+ * services made by an earlier build, and creates the indexes.
+ */
 async function ensureSchema (db: Db): Promise<void> {
   for (const [name, validator] of Object.entries(VALIDATORS)) {
     try {
       await db.createCollection(name, { validator, validationLevel: 'strict', validationAction: 'error' })
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === NAMESPACE_EXISTS)) throw err
-      await db.command({ collMod: name, validator, validationLevel: 'strict', validationAction: 'error' })
+      if (name === COLLECTIONS.services) await migrateServices(db)
+      else await setValidator(db, name, validator)
     }
   }
-  await db.collection(COLLECTIONS.services).createIndexes(serviceIndexes())
+  const services = db.collection(COLLECTIONS.services)
+  for (const name of DROPPED_SERVICE_INDEXES) {
+    await services.dropIndex(name).catch((err: unknown) => {
+      if (!(err instanceof MongoServerError && err.code === INDEX_NOT_FOUND)) throw err
+    })
+  }
+  await services.createIndexes(serviceIndexes())
   await db.collection(COLLECTIONS.tombstones).createIndexes(TOMBSTONE_INDEXES)
   await db.collection(COLLECTIONS.apiKeys).createIndexes(API_KEY_INDEXES)
   await db.collection(COLLECTIONS.probes).createIndexes(PROBE_INDEXES)
+  await db.collection(COLLECTIONS.payments).createIndexes(PAYMENT_INDEXES)
+  await db.collection(COLLECTIONS.chainCheckpoints).createIndexes(CHECKPOINT_INDEXES)
+  await db.collection(COLLECTIONS.chainPayTos).createIndexes(PAY_TO_SCAN_INDEXES)
   await db.collection<CounterDocument>(COLLECTIONS.counters).updateOne(
     { _id: SERVICE_COUNTER_ID }, { $setOnInsert: { seq: Long.ZERO } }, { upsert: true })
+}
+
+/**
+ * Brings an existing services collection to this build's layout (`usage` and `payToKey`
+ * instead of `txCount` and `totalRevenue`; schema.ts, SERVICE_MIGRATION). A collection whose
+ * validator is already this build's only gets it set again.
+ *
+ * The order matters because the validator is strict (`additionalProperties: false`, every
+ * field required) and is checked against a document as it is after an update:
+ * 1. First the transitional validator, which admits both layouts and any mix. Under the old
+ *    validator the migration's update would be refused (`usage` unknown, `txCount`
+ *    missing); under the new one, any other update of a document not migrated yet (a probe's
+ *    $set from a process of this build running meanwhile) would be refused, the old fields
+ *    still being there. The transitional one refuses neither.
+ * 2. The migration: one updateMany matching only documents still in the old layout.
+ * 3. This build's validator: from here on no old-layout document can be written.
+ * 4. The migration once more, for documents an earlier build's process still running
+ *    inserted between 2 and 3. Under the new validator the migration's own update is
+ *    admitted: the document it leaves is in the new layout.
+ * A crash anywhere leaves a validator that is not this build's, so the next open starts over
+ * (every step is idempotent). Two processes opening at once may interleave their steps;
+ * each ends by setting this build's validator and migrating after it, so the last one done
+ * leaves the collection migrated.
+ */
+async function migrateServices (db: Db): Promise<void> {
+  const [info] = await db.listCollections({ name: COLLECTIONS.services }).toArray()
+  const validator = (info as { options?: { validator?: Document } } | undefined)?.options?.validator
+  if (serviceLayoutIsCurrent(validator)) {
+    await setValidator(db, COLLECTIONS.services, SERVICE_VALIDATOR)
+    return
+  }
+  const services = db.collection(COLLECTIONS.services)
+  await setValidator(db, COLLECTIONS.services, transitionalServiceValidator())
+  await services.updateMany(SERVICE_MIGRATION.filter, SERVICE_MIGRATION.update)
+  await setValidator(db, COLLECTIONS.services, SERVICE_VALIDATOR)
+  await services.updateMany(SERVICE_MIGRATION.filter, SERVICE_MIGRATION.update)
 }

@@ -3,12 +3,13 @@
  * in the query as values (never parsed from text), so `category[$ne]=x`-style input cannot
  * become an operator: the routes refuse it anyway, and here a string stays a string.
  */
-import { Long, type Filter, type Sort } from 'mongodb'
+import { Long, type Decimal128, type Document, type Filter, type Sort } from 'mongodb'
 import { payToKey } from '../../domain/pay-to.js'
 import type { CatalogFilter, ServiceSort } from '../../domain/catalog-query.js'
-import type { ServiceDocument } from './mapping.js'
+import type { PaymentFilter, PaymentSummary } from '../../domain/payment.js'
+import type { PaymentDocument, ServiceDocument } from './mapping.js'
 import { EQUALITY_FILTER_KEYS, SORT_KEYS } from './schema.js'
-import { toLong } from './mapping.js'
+import { fromAtomicDecimal, fromLong, toAmountLong, toLong } from './mapping.js'
 
 export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
   const query: Record<string, unknown> = {}
@@ -17,13 +18,8 @@ export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
   // An equality on an array field matches documents listing the chain anywhere in it.
   if (filter.chain !== undefined) query[EQUALITY_FILTER_KEYS.chain] = { $eq: filter.chain }
   if (filter.maxPriceAtomic !== undefined) query.priceAtomic = { $lte: toLong(filter.maxPriceAtomic, 'maxPriceAtomic') }
-  if (filter.payTo !== undefined) {
-    const key = payToKey(filter.payTo)
-    // EVM addresses compare case-insensitively (payToKey): an anchored, escaped, case-insensitive match.
-    query.paymentAddress = key.startsWith('0x')
-      ? { $regex: `^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, $options: 'i' }
-      : { $eq: key }
-  }
+  // EVM addresses compare case-insensitively: each document keeps payToKey(paymentAddress), compared exactly.
+  if (filter.payTo !== undefined) query.payToKey = { $eq: payToKey(filter.payTo) }
   return query as Filter<ServiceDocument>
 }
 
@@ -36,4 +32,58 @@ export function serviceSort (sort: ServiceSort): Sort {
 /** Changes after a sequence number, for the feed. */
 export function afterSeq (seq: number): { seq: { $gt: Long } } {
   return { seq: { $gt: toLong(seq, 'afterSeq') } }
+}
+
+/** A payment filter as a query on the payments collection (index network_payTo_blockNumber_logIndex). */
+export function paymentFilter (filter: PaymentFilter): Filter<PaymentDocument> {
+  const query: Record<string, unknown> = { network: { $eq: filter.network }, payTo: { $eq: filter.payTo } }
+  if (filter.since !== undefined) {
+    const since = new Date(filter.since)
+    if (Number.isNaN(since.getTime())) throw new RangeError(`since is not a date: ${filter.since}`)
+    query.at = { $gte: since }
+  }
+  const amount: Record<string, unknown> = {}
+  if (filter.amount !== undefined) amount.$eq = toAmountLong(filter.amount, 'amount')
+  if (filter.excludeAmounts !== undefined && filter.excludeAmounts.length > 0) {
+    amount.$nin = filter.excludeAmounts.map((excluded) => toAmountLong(excluded, 'excludeAmounts'))
+  }
+  if (Object.keys(amount).length > 0) query.amount = amount
+  return query as Filter<PaymentDocument>
+}
+
+/** listPayments' order: newest first, as the index stores it. */
+export const PAYMENT_ORDER: Sort = { blockNumber: -1, logIndex: -1 }
+
+/**
+ * summarizePayments as an aggregation. Two groups: first one entry per payer (its count,
+ * total and newest time), then one over those. A single group with $addToSet would build
+ * the set of payers inside one document (16 MB at most); grouping by payer first keeps one
+ * small entry per payer, which the server spills to disk past 100 MB (allowDiskUse).
+ * Amounts are summed as Decimal128 ($toDecimal): an Int64 $sum past 2^63 turns into a
+ * double and loses units; 34 exact digits cannot overflow from Int64 amounts.
+ */
+export function paymentSummaryPipeline (filter: PaymentFilter): Document[] {
+  return [
+    { $match: paymentFilter(filter) },
+    { $group: { _id: '$payer', count: { $sum: 1 }, total: { $sum: { $toDecimal: '$amount' } }, lastAt: { $max: '$at' } } },
+    { $group: { _id: null, count: { $sum: '$count' }, total: { $sum: '$total' }, uniquePayers: { $sum: 1 }, lastAt: { $max: '$lastAt' } } }
+  ]
+}
+
+/** What paymentSummaryPipeline answers: one document, or none when nothing matched. */
+export interface SummaryDocument {
+  count: number | Long
+  total: Decimal128
+  uniquePayers: number | Long
+  lastAt: Date | null
+}
+
+export function toPaymentSummary (doc: SummaryDocument | undefined): PaymentSummary {
+  if (doc === undefined) return { count: 0, totalAtomic: '0', uniquePayers: 0, lastAt: null }
+  return {
+    count: fromLong(doc.count, 'count'),
+    totalAtomic: fromAtomicDecimal(doc.total, 'totalAtomic'),
+    uniquePayers: fromLong(doc.uniquePayers, 'uniquePayers'),
+    lastAt: doc.lastAt === null ? null : doc.lastAt.toISOString()
+  }
 }

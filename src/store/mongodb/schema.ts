@@ -21,7 +21,13 @@ export const COLLECTIONS = {
   /** `{_id: name, holder, expiresAt}`: one prober per store. */
   leases: 'leases',
   /** `{_id: displaced service id, displacedBy, endpoint, ownerId, reason, at}`: why a listing was taken over. */
-  displacements: 'service_displacements'
+  displacements: 'service_displacements',
+  /** On-chain x402 settlements (PaymentRecord), unique on (network, txHash, logIndex). */
+  payments: 'payments',
+  /** The chain watcher's scanned blocks per network, at most CHAIN_CHECKPOINT_HISTORY each. */
+  chainCheckpoints: 'chain_checkpoints',
+  /** The block through which each watched payTo has been scanned, per network. */
+  chainPayTos: 'chain_pay_tos'
 } as const
 
 export const SERVICE_COUNTER_ID = 'services'
@@ -29,13 +35,36 @@ export const SERVICE_COUNTER_ID = 'services'
 const string = { bsonType: 'string' }
 const long = { bsonType: 'long', minimum: 0 }
 const date = { bsonType: 'date' }
+// Revenue can exceed what an Int64 of atomic units holds: an exact decimal (34 digits).
+const decimal = { bsonType: 'decimal' }
+// Transaction and block hashes: strings as the watcher gives them (the SQLite store does not check their form either).
+const hash = string
+
+/** ServiceUsage on a service document; null before the first measurement. */
+const USAGE_SCHEMA: Document = {
+  // `required`, `properties` and `additionalProperties` apply to an object only: null passes them.
+  bsonType: ['object', 'null'],
+  required: ['txCount', 'revenueAtomic', 'uniquePayers', 'lastPaymentAt', 'txCount30d', 'revenue30dAtomic', 'uniquePayers30d', 'scope', 'computedAt'],
+  additionalProperties: false,
+  properties: {
+    txCount: long,
+    revenueAtomic: decimal,
+    uniquePayers: long,
+    lastPaymentAt: { bsonType: ['date', 'null'] },
+    txCount30d: long,
+    revenue30dAtomic: decimal,
+    uniquePayers30d: long,
+    scope: { enum: ['service', 'shared'] },
+    computedAt: date
+  }
+}
 
 export const SERVICE_VALIDATOR: Document = {
   $jsonSchema: {
     bsonType: 'object',
     required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'method', 'category', 'currency', 'priceAtomic',
-      'freeQuota', 'paymentAddress', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
-      'txCount', 'totalRevenue', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt', 'nextProbeAt'],
+      'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
+      'usage', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
     properties: {
       _id: { bsonType: 'string', pattern: '^svc_' },
@@ -50,15 +79,15 @@ export const SERVICE_VALIDATOR: Document = {
       priceAtomic: long,
       freeQuota: long,
       paymentAddress: string,
+      // payToKey(paymentAddress): what payTo filters and the chain watcher's lookups compare.
+      payToKey: string,
       network: string,
       supportedChains: { bsonType: 'array', minItems: 1, items: string },
       status: { enum: [...SERVICE_STATUSES] },
       trustScore: { bsonType: 'int', minimum: 0, maximum: 100 },
       uptimeScore: { bsonType: ['double', 'int', 'null'], minimum: 0, maximum: 100 },
       lastChecked: { bsonType: ['date', 'null'] },
-      txCount: long,
-      // Revenue can exceed what an Int64 of atomic units holds: an exact decimal.
-      totalRevenue: { bsonType: 'decimal' },
+      usage: USAGE_SCHEMA,
       // The accepts of the last matching probe, as the endpoint sent them (free-form x402 objects).
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
@@ -135,13 +164,123 @@ export const DISPLACEMENT_VALIDATOR: Document = {
   }
 }
 
+export const PAYMENT_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'network', 'txHash', 'logIndex', 'blockNumber', 'blockHash', 'at', 'payer', 'payTo', 'amount', 'serviceId'],
+    additionalProperties: false,
+    properties: {
+      _id: { bsonType: 'objectId' },
+      network: string,
+      txHash: hash,
+      logIndex: long,
+      blockNumber: long,
+      blockHash: hash,
+      at: date,
+      payer: string,
+      payTo: string,
+      // Atomic units of the token, exact: Int64 (the mapping refuses larger amounts).
+      amount: long,
+      serviceId: { bsonType: ['string', 'null'] }
+    }
+  }
+}
+
+export const CHECKPOINT_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'network', 'blockNumber', 'blockHash'],
+    additionalProperties: false,
+    properties: { _id: { bsonType: 'objectId' }, network: string, blockNumber: long, blockHash: hash }
+  }
+}
+
+export const PAY_TO_SCAN_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'network', 'payTo', 'scannedTo'],
+    additionalProperties: false,
+    properties: { _id: { bsonType: 'objectId' }, network: string, payTo: string, scannedTo: long }
+  }
+}
+
 export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.services]: SERVICE_VALIDATOR,
   [COLLECTIONS.tombstones]: TOMBSTONE_VALIDATOR,
   [COLLECTIONS.apiKeys]: API_KEY_VALIDATOR,
   [COLLECTIONS.probes]: PROBE_VALIDATOR,
   [COLLECTIONS.leases]: LEASE_VALIDATOR,
-  [COLLECTIONS.displacements]: DISPLACEMENT_VALIDATOR
+  [COLLECTIONS.displacements]: DISPLACEMENT_VALIDATOR,
+  [COLLECTIONS.payments]: PAYMENT_VALIDATOR,
+  [COLLECTIONS.chainCheckpoints]: CHECKPOINT_VALIDATOR,
+  [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR
+}
+
+/**
+ * Service fields of earlier builds: fixture figures, replaced by `usage` (measured from
+ * payments); `payToKey` is new beside them. A collection made by such a build is migrated
+ * at open (mongo-store.ts, migrateServices).
+ */
+export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey'] as const
+
+/**
+ * The validator while services are migrated: either layout, and any document half-way
+ * between them (the new fields optional, the old ones allowed). Still strict otherwise
+ * (`additionalProperties: false`, every other field typed and required), so a write of this
+ * build to a document the migration has not reached yet (a probe's $set on an old
+ * document) is admitted, and so is the migration's own update.
+ */
+export function transitionalServiceValidator (): Document {
+  const schema = SERVICE_VALIDATOR.$jsonSchema as { required: string[], properties: Record<string, Document> }
+  return {
+    $jsonSchema: {
+      ...schema,
+      required: schema.required.filter((field) => !(ADDED_SERVICE_FIELDS as readonly string[]).includes(field)),
+      properties: { ...schema.properties, txCount: long, totalRevenue: decimal }
+    }
+  }
+}
+
+/** Whether a services collection's validator (from listCollections) is this build's layout: same fields required, no legacy field allowed. */
+export function serviceLayoutIsCurrent (validator: Document | undefined): boolean {
+  const schema = validator?.$jsonSchema as { required?: unknown, properties?: Record<string, unknown> } | undefined
+  if (schema === undefined || !Array.isArray(schema.required)) return false
+  const current = (SERVICE_VALIDATOR.$jsonSchema as { required: string[] }).required
+  const required = new Set(schema.required)
+  return required.size === current.length && current.every((field) => required.has(field)) &&
+    LEGACY_SERVICE_FIELDS.every((field) => schema.properties?.[field] === undefined)
+}
+
+/**
+ * The migration of a service document made by an earlier build, as one updateMany: the
+ * filter matches only documents still needing it (so a second run changes nothing), and
+ * the update is a pipeline so that it derives `payToKey` from the stored address (the
+ * same rule as payToKey: EVM `0x…` lower-cased, anything else as it is) and keeps a
+ * `usage` that a write of this build already stored, setting null only where none is.
+ */
+export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
+  filter: {
+    $or: [
+      ...LEGACY_SERVICE_FIELDS.map((field) => ({ [field]: { $exists: true } })),
+      ...ADDED_SERVICE_FIELDS.map((field) => ({ [field]: { $exists: false } }))
+    ]
+  },
+  update: [
+    {
+      $set: {
+        usage: { $ifNull: ['$usage', null] },
+        payToKey: {
+          $cond: [
+            { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
+            { $toLower: '$paymentAddress' },
+            '$paymentAddress'
+          ]
+        }
+      }
+    },
+    { $unset: [...LEGACY_SERVICE_FIELDS] }
+  ]
 }
 
 /** Document fields behind each list sort (SortField → field). */
@@ -171,7 +310,7 @@ export const EQUALITY_FILTER_KEYS = {
  * answered from the same index (COUNT_SCAN). A second filter (category and status) is
  * applied while walking; `{priceAtomic, _id}` also serves "maxPrice" ranges sorted by price.
  * `supportedChains` is an array: those indexes are multikey, which still provides the sort
- * for an equality match on the chain. 16 indexes, well under MongoDB's 64 per collection;
+ * for an equality match on the chain. 16 list indexes, 21 in all, well under MongoDB's 64 per collection;
  * registrations are rare next to reads.
  */
 export function serviceIndexes (): IndexDescription[] {
@@ -182,8 +321,10 @@ export function serviceIndexes (): IndexDescription[] {
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
-    // The Bazaar payTo filter (exact for Solana; EVM addresses match case-insensitively).
-    { key: { paymentAddress: 1, _id: 1 }, name: 'paymentAddress_id' },
+    // The Bazaar payTo filter: an exact match on payToKey (EVM addresses lower-cased).
+    { key: { payToKey: 1, _id: 1 }, name: 'payToKey_id' },
+    // The chain watcher: distinct payTos of a network (payTosOn) and a payTo's services, oldest first (servicesByPayTo).
+    { key: { network: 1, payToKey: 1, createdAt: 1, _id: 1 }, name: 'network_payToKey_createdAt_id' },
     ...sorts.map((sort): IndexDescription => ({ key: { [sort]: 1, _id: 1 }, name: `${sort}_id` })),
     ...filters.flatMap((filter) => sorts.map((sort): IndexDescription => ({ key: { [filter]: 1, [sort]: 1, _id: 1 }, name: `${filter}_${sort}_id` })))
   ]
@@ -196,4 +337,25 @@ export const TOMBSTONE_INDEXES: IndexDescription[] = [{ key: { seq: 1 }, name: '
 export const API_KEY_INDEXES: IndexDescription[] = [
   { key: { hash: 1 }, name: 'hash_unique', unique: true },
   { key: { createdAt: 1, _id: 1 }, name: 'createdAt_id' }
+]
+
+/** Indexes of earlier builds that nothing uses any more: dropped at open. */
+export const DROPPED_SERVICE_INDEXES = ['paymentAddress_id']
+
+export const PAYMENT_INDEXES: IndexDescription[] = [
+  // Idempotence: a payment is stored once, however often its range is scanned.
+  { key: { network: 1, txHash: 1, logIndex: 1 }, name: 'network_txHash_logIndex_unique', unique: true },
+  // listPayments' order (newest first) and summarizePayments' match, per (network, payTo).
+  { key: { network: 1, payTo: 1, blockNumber: -1, logIndex: -1 }, name: 'network_payTo_blockNumber_logIndex' },
+  // rewindChain: the payments above a block.
+  { key: { network: 1, blockNumber: 1 }, name: 'network_blockNumber' }
+]
+
+/** Kept newest first, trimmed to CHAIN_CHECKPOINT_HISTORY per network. */
+export const CHECKPOINT_INDEXES: IndexDescription[] = [
+  { key: { network: 1, blockNumber: -1 }, name: 'network_blockNumber_unique', unique: true }
+]
+
+export const PAY_TO_SCAN_INDEXES: IndexDescription[] = [
+  { key: { network: 1, payTo: 1 }, name: 'network_payTo_unique', unique: true }
 ]

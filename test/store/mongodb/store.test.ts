@@ -1,23 +1,31 @@
 /**
  * The MongoDB store's pure parts, with the driver's own BSON types: document mapping (and
- * what the BSON encoder really writes), the validator against the mapping, the filter and
- * sort builders against the indexes, the change-feed merge. The adapter against a server:
+ * what the BSON encoder really writes), the validators against the mapping, the migration of
+ * an earlier build's services, the filter, sort and aggregation builders against the
+ * indexes, the change-feed merge. The adapter against a server:
  * test/contract/catalog-store.test.ts (MONGO_URL).
  */
 import { test } from 'tap'
-import { BSON, Decimal128, Long, MongoBulkWriteError, MongoServerError } from 'mongodb'
+import { BSON, Decimal128, Long, MongoBulkWriteError, MongoServerError, ObjectId } from 'mongodb'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
+import type { PaymentRecord, ServiceUsage } from '../../../src/domain/payment.js'
 import { SORT_FIELDS } from '../../../src/domain/catalog-query.js'
 import { DuplicateEndpointError } from '../../../src/errors.js'
 import { mergeFeed } from '../../../src/store/mongodb/feed.js'
 import {
-  decimalString, fromApiKeyDocument, fromLong, fromServiceDocument, toApiKeyDocument, toLong, toServiceDocument,
-  type ServiceDocument, type TombstoneDocument
+  decimalString, fromApiKeyDocument, fromAtomicDecimal, fromCheckpointDocument, fromLong, fromPaymentDocument, fromServiceDocument, fromUsageDocument,
+  toApiKeyDocument, toAmountLong, toAtomicDecimal, toLong, toPaymentDocument, toServiceDocument, toUsageDocument,
+  type CheckpointDocument, type PayToScanDocument, type PaymentDocument, type ServiceDocument, type TombstoneDocument
 } from '../../../src/store/mongodb/mapping.js'
 import { duplicateEndpointOf, redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/mongo-store.js'
-import { serviceFilter, serviceSort } from '../../../src/store/mongodb/query.js'
-import { API_KEY_VALIDATOR, EQUALITY_FILTER_KEYS, SERVICE_VALIDATOR, SORT_KEYS, TOMBSTONE_VALIDATOR, serviceIndexes } from '../../../src/store/mongodb/schema.js'
+import { paymentUpserts } from '../../../src/store/mongodb/payments.js'
+import { PAYMENT_ORDER, paymentFilter, paymentSummaryPipeline, serviceFilter, serviceSort, toPaymentSummary } from '../../../src/store/mongodb/query.js'
+import {
+  API_KEY_VALIDATOR, CHECKPOINT_INDEXES, CHECKPOINT_VALIDATOR, EQUALITY_FILTER_KEYS, PAYMENT_INDEXES, PAYMENT_VALIDATOR, PAY_TO_SCAN_INDEXES,
+  PAY_TO_SCAN_VALIDATOR, SERVICE_MIGRATION, SERVICE_VALIDATOR, SORT_KEYS, TOMBSTONE_VALIDATOR, serviceIndexes, serviceLayoutIsCurrent,
+  transitionalServiceValidator
+} from '../../../src/store/mongodb/schema.js'
 
 const records = seedRecords(readSeedFile('demo'), '2025-01-02T03:04:05.678Z')
 const record = records[0] as ServiceRecord
@@ -29,23 +37,100 @@ function bsonTypeOf (value: unknown): string {
   if (Array.isArray(decoded)) return 'array'
   if (decoded instanceof Date) return 'date'
   return (decoded as { _bsontype?: string })._bsontype?.replace(/^Int32$/, 'int').replace(/^Double$/, 'double').replace(/^Long$/, 'long')
-    .replace(/^Decimal128$/, 'decimal').replace(/^BSONRegExp$/, 'regex') ?? typeof decoded
+    .replace(/^Decimal128$/, 'decimal').replace(/^BSONRegExp$/, 'regex').replace(/^ObjectId$/, 'objectId') ?? typeof decoded
+}
+
+const usage: ServiceUsage = {
+  txCount: 12,
+  revenueAtomic: '12000',
+  uniquePayers: 3,
+  lastPaymentAt: '2025-01-01T10:00:00.000Z',
+  txCount30d: 4,
+  revenue30dAtomic: '4000',
+  uniquePayers30d: 2,
+  scope: 'service',
+  computedAt: '2025-01-02T00:00:00.000Z'
+}
+
+/** Both ways the driver may decode: small Longs promoted to numbers (its default), or every Long kept. */
+function decodings<T> (doc: object): T[] {
+  const bytes = BSON.serialize(doc)
+  return [BSON.deserialize(bytes) as T, BSON.deserialize(bytes, { promoteLongs: false }) as T]
 }
 
 test('a record survives the trip through BSON exactly, money as Int64 and Decimal128', async (t) => {
-  for (const r of records) {
-    const bytes = BSON.serialize(toServiceDocument(r, 7))
-    // Default decoding (small Longs promoted to numbers) and strict decoding both map back.
-    t.same(fromServiceDocument(BSON.deserialize(bytes) as ServiceDocument), r)
-    t.same(fromServiceDocument(BSON.deserialize(bytes, { promoteLongs: false }) as ServiceDocument), r)
+  for (const r of [...records, { ...record, usage }, { ...record, usage: { ...usage, lastPaymentAt: null, scope: 'shared' as const } }]) {
+    for (const decoded of decodings<ServiceDocument>(toServiceDocument(r, 7))) t.same(fromServiceDocument(decoded), r)
   }
-  const big = { ...record, priceAtomic: 1_000_000_000_000, txCount: 2 ** 53 - 1, totalRevenue: '123456789012345678901234.000001' }
+  const bigUsage: ServiceUsage = { ...usage, txCount: 2 ** 53 - 1, revenueAtomic: '123456789012345678901234567890', uniquePayers30d: 2 ** 40, revenue30dAtomic: '9223372036854775808' }
+  const big = { ...record, priceAtomic: 1_000_000_000_000, usage: bigUsage }
   const raw = BSON.deserialize(BSON.serialize(toServiceDocument(big, 1)), { promoteLongs: false })
   t.ok(raw.priceAtomic instanceof Long, 'a price is written as Int64, never as a double')
   t.equal((raw.priceAtomic as Long).toString(), '1000000000000')
-  t.ok(raw.totalRevenue instanceof Decimal128)
+  t.ok(raw.usage.txCount instanceof Long, 'usage counts are Int64')
+  t.ok(raw.usage.revenueAtomic instanceof Decimal128, 'revenues are Decimal128 (a sum of Int64 amounts may pass Int64)')
+  t.ok(raw.usage.computedAt instanceof Date)
   t.same(fromServiceDocument(raw as ServiceDocument), big, 'large values come back exactly')
   t.equal(bsonTypeOf(toServiceDocument(record, 1).priceAtomic), 'long')
+})
+
+test('usage figures: exact atomic revenue, refused rather than rounded', async (t) => {
+  t.same(fromUsageDocument(toUsageDocument(usage)), usage)
+  const max34 = '9'.repeat(34)
+  t.equal(fromAtomicDecimal(toAtomicDecimal(max34, 'r'), 'r'), max34, '34 digits are exact in a Decimal128')
+  t.equal(fromAtomicDecimal(toAtomicDecimal('000120', 'r'), 'r'), '120', 'leading zeros do not count as digits')
+  t.throws(() => toAtomicDecimal('1'.repeat(35), 'usage.revenueAtomic'), RangeError, '35 digits would be rounded: refused')
+  for (const bad of ['-1', '1.5', '1e3', '', ' 1', '0x10']) t.throws(() => toAtomicDecimal(bad, 'r'), RangeError, `${JSON.stringify(bad)} is not an atomic amount`)
+  t.throws(() => fromAtomicDecimal(Decimal128.fromString('1.5'), 'r'), RangeError, 'a stored fraction is not read as units')
+  t.equal(fromAtomicDecimal(Decimal128.fromString('1.2E+3'), 'r'), '1200')
+  t.throws(() => toUsageDocument({ ...usage, txCount: 2 ** 53 }), RangeError)
+  t.throws(() => toUsageDocument({ ...usage, computedAt: 'yesterday' }), RangeError)
+})
+
+const payment: PaymentRecord = {
+  network: 'eip155:8453',
+  txHash: '0x' + 'ab'.repeat(32),
+  logIndex: 7,
+  blockNumber: 23_456_789,
+  blockHash: '0x' + 'cd'.repeat(32),
+  at: '2025-01-01T10:00:00.000Z',
+  payer: '0x' + '11'.repeat(20),
+  payTo: '0x' + '22'.repeat(20),
+  amount: '10000',
+  serviceId: 'svc_aaaaaaaaaaaaaaaaaaaaaaaa'
+}
+
+test('payments: amounts exact as Int64 up to its maximum, refused beyond it', async (t) => {
+  for (const p of [payment, { ...payment, serviceId: null }, { ...payment, amount: '9223372036854775807' }, { ...payment, amount: '9007199254740993' }, { ...payment, amount: '0' }]) {
+    for (const decoded of decodings<PaymentDocument>(toPaymentDocument(p.network, p))) t.same(fromPaymentDocument(decoded), p, `amount ${p.amount}`)
+  }
+  const raw = BSON.deserialize(BSON.serialize(toPaymentDocument(payment.network, payment)), { promoteLongs: false })
+  t.ok(raw.amount instanceof Long, 'an amount is an Int64, never a double')
+  t.ok(raw.blockNumber instanceof Long)
+  t.equal(toPaymentDocument('eip155:84532', payment).network, 'eip155:84532', 'stored under the commit\'s network')
+  t.throws(() => toPaymentDocument(payment.network, { ...payment, amount: '9223372036854775808' }), RangeError, '2^63 is beyond Int64: refused')
+  t.throws(() => toAmountLong('99999999999999999999999'), /beyond what the store keeps/)
+  for (const bad of ['-1', '1.5', '', '1e6']) t.throws(() => toAmountLong(bad), RangeError, `${JSON.stringify(bad)} refused`)
+  t.throws(() => toPaymentDocument(payment.network, { ...payment, blockNumber: -1 }), RangeError)
+  const checkpoint: CheckpointDocument = { network: payment.network, blockNumber: Long.fromNumber(100), blockHash: payment.blockHash }
+  for (const decoded of decodings<CheckpointDocument>(checkpoint)) t.same(fromCheckpointDocument(decoded), { blockNumber: 100, blockHash: payment.blockHash })
+})
+
+test('a scanned range is stored as upserts: new payments inserted whole, stored ones left as they are', async (t) => {
+  const second = { ...payment, logIndex: 8, amount: '20000' }
+  const ops = paymentUpserts('eip155:8453', { payments: [payment, second] })
+  t.equal(ops.length, 2)
+  const op = ops[0] as { updateOne: { filter: Record<string, { $eq: unknown }>, update: { $setOnInsert: PaymentDocument }, upsert: boolean } }
+  t.equal(op.updateOne.upsert, true)
+  t.same(Object.keys(op.updateOne.filter), ['network', 'txHash', 'logIndex'], 'matched on the unique key only')
+  t.same(Object.keys(op.updateOne.update), ['$setOnInsert'], 'nothing is changed on a payment already stored')
+  t.same(op.updateOne.update.$setOnInsert, toPaymentDocument('eip155:8453', payment))
+  t.ok(op.updateOne.filter.logIndex?.$eq instanceof Long, 'the key compares as the stored Int64')
+  const unique = PAYMENT_INDEXES.find((index) => index.unique === true)
+  t.same(Object.keys(unique?.key as object), Object.keys(op.updateOne.filter), 'the filter is the unique index\'s key')
+  t.same(paymentUpserts('eip155:8453', { payments: [] }), [])
+  t.throws(() => paymentUpserts('eip155:8453', { payments: [payment, { ...second, amount: '9223372036854775808' }] }), RangeError,
+    'an amount beyond Int64 refuses the whole commit before anything is written')
 })
 
 test('integers that do not fit a JS number exactly are refused, not rounded', async (t) => {
@@ -81,24 +166,199 @@ test('API keys: only the hash is stored; dates round-trip', async (t) => {
   t.notOk(new RegExp(schema.properties.hash?.pattern ?? '').test('x402c_the-key-itself'), 'and refuses anything else')
 })
 
-test('the validators describe exactly what the mapping writes', async (t) => {
-  type Schema = { required: string[], additionalProperties: boolean, properties: Record<string, { bsonType?: string | string[], enum?: string[] }> }
-  const check = (label: string, schema: Schema, docs: Array<Record<string, unknown>>): void => {
-    t.equal(schema.additionalProperties, false, `${label}: no unknown fields`)
-    for (const doc of docs) {
-      t.same([...schema.required].sort(), Object.keys(doc).sort(), `${label}: every written field is required, and no other`)
-      for (const [field, value] of Object.entries(doc)) {
-        const rule = schema.properties[field]
-        if (rule?.enum !== undefined) { t.ok(rule.enum.includes(value as string), `${label}.${field} in its enum`); continue }
-        const allowed = [rule?.bsonType].flat()
-        t.ok(allowed.includes(bsonTypeOf(value)), `${label}.${field}: ${bsonTypeOf(value)} is one of ${allowed.join(', ')}`)
-      }
+type JsonSchema = {
+  bsonType?: string | string[]
+  enum?: unknown[]
+  required?: string[]
+  additionalProperties?: boolean
+  properties?: Record<string, JsonSchema>
+  items?: JsonSchema
+  pattern?: string
+  minItems?: number
+}
+
+/** What a `$jsonSchema` of the keywords schema.ts uses finds wrong with a document as the driver encodes it (MongoDB's rules: type-specific keywords pass other types). */
+function violations (schema: JsonSchema, value: unknown, path = 'doc'): string[] {
+  const type = bsonTypeOf(value)
+  if (schema.enum !== undefined) return schema.enum.includes(value) ? [] : [`${path}: ${String(value)} not in enum`]
+  if (schema.bsonType !== undefined && ![schema.bsonType].flat().includes(type)) return [`${path}: ${type} is not ${[schema.bsonType].flat().join('|')}`]
+  const found: string[] = []
+  if (type === 'object') {
+    const doc = value as Record<string, unknown>
+    for (const field of schema.required ?? []) if (!(field in doc)) found.push(`${path}.${field}: required`)
+    for (const [field, inner] of Object.entries(doc)) {
+      const rule = schema.properties?.[field]
+      if (rule === undefined) { if (schema.additionalProperties === false) found.push(`${path}.${field}: not allowed`); continue }
+      found.push(...violations(rule, inner, `${path}.${field}`))
     }
   }
-  const monitored = { ...record, uptimeScore: 99.5, lastChecked: '2025-01-01T00:00:00.000Z', ownerId: 'key_x' }
-  check('services', SERVICE_VALIDATOR.$jsonSchema as Schema, [toServiceDocument(record, 1), toServiceDocument(monitored, 2)] as unknown as Array<Record<string, unknown>>)
+  if (type === 'string' && schema.pattern !== undefined && !new RegExp(schema.pattern).test(value as string)) found.push(`${path}: does not match ${schema.pattern}`)
+  if (type === 'array') {
+    const items = value as unknown[]
+    if (schema.minItems !== undefined && items.length < schema.minItems) found.push(`${path}: fewer than ${schema.minItems} items`)
+    if (schema.items !== undefined) items.forEach((item, i) => found.push(...violations(schema.items as JsonSchema, item, `${path}[${i}]`)))
+  }
+  return found
+}
+
+const jsonSchema = (validator: Record<string, unknown>): JsonSchema => validator.$jsonSchema as JsonSchema
+
+test('the validators describe exactly what the mapping writes', async (t) => {
+  const check = (label: string, validator: Record<string, unknown>, docs: object[]): void => {
+    const schema = jsonSchema(validator)
+    t.equal(schema.additionalProperties, false, `${label}: no unknown fields`)
+    for (const doc of docs) {
+      // What the server would see: an _id it adds to an insert without one.
+      const stored = { _id: new ObjectId(), ...doc }
+      t.same([...schema.required ?? []].sort(), Object.keys(stored).sort(), `${label}: every written field is required, and no other`)
+      t.same(violations(schema, stored), [], `${label}: admitted`)
+    }
+  }
+  const monitored = { ...record, uptimeScore: 99.5, lastChecked: '2025-01-01T00:00:00.000Z', ownerId: 'key_x', usage }
+  const shared = { ...record, trustScore: 55, usage: { ...usage, lastPaymentAt: null, scope: 'shared' as const } }
+  check('services', SERVICE_VALIDATOR, [toServiceDocument(record, 1), toServiceDocument(monitored, 2), toServiceDocument(shared, 3)])
+  t.notSame(violations(jsonSchema(SERVICE_VALIDATOR), { ...toServiceDocument(monitored, 2), usage: { ...toUsageDocument(usage), extra: 1 } }), [], 'usage is strict too')
+  t.notSame(violations(jsonSchema(SERVICE_VALIDATOR), { ...toServiceDocument(monitored, 2), usage: { ...toUsageDocument(usage), txCount: 12 } }), [], 'a count as a double or int is refused')
   const tombstone: TombstoneDocument = { _id: record.id, seq: Long.fromNumber(3), deletedAt: new Date() }
-  check('tombstones', TOMBSTONE_VALIDATOR.$jsonSchema as Schema, [tombstone as unknown as Record<string, unknown>])
+  check('tombstones', TOMBSTONE_VALIDATOR, [tombstone])
+  check('payments', PAYMENT_VALIDATOR, [toPaymentDocument(payment.network, payment), toPaymentDocument(payment.network, { ...payment, serviceId: null, amount: '9223372036854775807' })])
+  const checkpoint: CheckpointDocument = { network: payment.network, blockNumber: Long.fromNumber(100), blockHash: payment.blockHash }
+  check('chain checkpoints', CHECKPOINT_VALIDATOR, [checkpoint])
+  const scan: PayToScanDocument = { network: payment.network, payTo: payment.payTo, scannedTo: Long.fromNumber(100) }
+  check('chain payTos', PAY_TO_SCAN_VALIDATOR, [scan])
+})
+
+/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey. */
+function oldServiceDocument (r: ServiceRecord): Record<string, unknown> {
+  const { usage: _usage, payToKey: _payToKey, ...rest } = toServiceDocument(r, 4)
+  return { ...rest, txCount: Long.fromNumber(42), totalRevenue: Decimal128.fromString('1.25') }
+}
+
+/** The earlier build's validator: this one's with txCount/totalRevenue in place of usage/payToKey. */
+function oldServiceValidator (): Record<string, unknown> {
+  const schema = jsonSchema(SERVICE_VALIDATOR)
+  const { usage: _usage, payToKey: _payToKey, ...properties } = schema.properties ?? {}
+  return {
+    $jsonSchema: {
+      ...schema,
+      required: [...(schema.required ?? []).filter((f) => f !== 'usage' && f !== 'payToKey'), 'txCount', 'totalRevenue'],
+      properties: { ...properties, txCount: { bsonType: 'long', minimum: 0 }, totalRevenue: { bsonType: 'decimal' } }
+    }
+  }
+}
+
+/** The aggregation expressions and stages SERVICE_MIGRATION uses, as MongoDB evaluates them (enough to run it here). */
+function evaluate (expr: unknown, doc: Record<string, unknown>): unknown {
+  if (typeof expr === 'string' && expr.startsWith('$')) return doc[expr.slice(1)]
+  if (expr === null || typeof expr !== 'object' || Array.isArray(expr)) return expr
+  const [[op, args]] = Object.entries(expr) as [[string, unknown]]
+  // An operator of one argument may take it bare ({ $toLower: '$x' }).
+  const a = [args].flat().map((arg) => evaluate(arg, doc))
+  switch (op) {
+    case '$ifNull': return a[0] ?? a[1]
+    case '$cond': return a[0] === true ? a[1] : a[2]
+    case '$eq': return a[0] === a[1]
+    case '$substrCP': return (a[0] as string).slice(a[1] as number, (a[1] as number) + (a[2] as number))
+    case '$toLower': return (a[0] as string).toLowerCase()
+    default: throw new Error(`the test's evaluator does not know ${op}`)
+  }
+}
+
+function runMigration (doc: Record<string, unknown>): Record<string, unknown> | null {
+  const matches = (SERVICE_MIGRATION.filter.$or as Array<Record<string, { $exists: boolean }>>)
+    .some((clause) => Object.entries(clause).every(([field, { $exists }]) => (field in doc && doc[field] !== undefined) === $exists))
+  if (!matches) return null
+  let out = { ...doc }
+  for (const stage of SERVICE_MIGRATION.update) {
+    if (stage.$set !== undefined) out = { ...out, ...Object.fromEntries(Object.entries(stage.$set as object).map(([field, expr]) => [field, evaluate(expr, out)])) }
+    if (stage.$unset !== undefined) for (const field of stage.$unset as string[]) delete out[field]
+  }
+  return out
+}
+
+test('services of the earlier build: migrated at open, no update of an old document refused on the way', async (t) => {
+  const evm = { ...record, paymentAddress: '0x6A8607afb7ac96d2c8a3e1b44560ff101b34550B' }
+  const solana = { ...record, paymentAddress: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }
+  const old = oldServiceDocument(evm)
+  const transitional = jsonSchema(transitionalServiceValidator())
+  const final = jsonSchema(SERVICE_VALIDATOR)
+  t.same(violations(jsonSchema(oldServiceValidator()), old), [], 'the fixture is what the earlier build wrote')
+  t.notSame(violations(final, old), [], 'this build\'s validator refuses an old document as it is...')
+  t.notSame(violations(jsonSchema(oldServiceValidator()), runMigration(old)), [], '...and the old validator refuses the migrated one: neither order of one collMod and the update is safe alone')
+
+  // Step 1, the transitional validator: every state a document passes through is admitted.
+  t.same(violations(transitional, old), [], 'an old document')
+  t.same(violations(transitional, { ...old, status: 'verified', trustScore: 80 }), [], 'an old document after a probe of this build ($set)')
+  t.same(violations(transitional, { ...old, usage: toUsageDocument(usage), trustScore: 70 }), [], 'an old document after recordUsage of this build')
+  t.same(violations(transitional, toServiceDocument(evm, 5)), [], 'a new document')
+  t.equal(jsonSchema(transitionalServiceValidator()).additionalProperties, false, 'still strict about unknown fields')
+  t.notSame(violations(transitional, { ...old, surprise: 1 }), [])
+  t.notSame(violations(transitional, { ...old, txCount: 1.5 }), [], 'and about the old fields\' types')
+
+  // Step 2 and 4, the migration: the new layout, payToKey as payToKey() computes it, a usage already written kept.
+  const migrated = runMigration(old)
+  t.same(migrated, toServiceDocument(evm, 4), 'an old document becomes exactly what this build writes')
+  t.same(violations(transitional, migrated), [])
+  t.same(violations(final, migrated), [], 'admitted by the final validator: the second pass after it is safe')
+  t.equal(migrated?.payToKey, '0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b')
+  t.equal(runMigration(oldServiceDocument(solana))?.payToKey, solana.paymentAddress, 'a Solana address is kept as it is')
+  const measured = { ...old, usage: toUsageDocument(usage) }
+  t.same(runMigration(measured)?.usage, toUsageDocument(usage), 'a usage written meanwhile is not reset')
+  t.equal(runMigration(toServiceDocument(evm, 5) as unknown as Record<string, unknown>), null, 'a document in this layout is not touched (a second run changes nothing)')
+  t.equal(runMigration(toServiceDocument({ ...evm, usage }, 5) as unknown as Record<string, unknown>), null)
+
+  // Which collections need it: decided by the stored validator.
+  t.ok(serviceLayoutIsCurrent(SERVICE_VALIDATOR), 'this build\'s validator: nothing to migrate')
+  t.ok(serviceLayoutIsCurrent(BSON.deserialize(BSON.serialize(SERVICE_VALIDATOR))), 'also as listCollections returns it')
+  t.notOk(serviceLayoutIsCurrent(oldServiceValidator()), 'the earlier build\'s: migrate')
+  t.notOk(serviceLayoutIsCurrent(transitionalServiceValidator()), 'the transitional one (a migration interrupted): migrate again')
+  t.notOk(serviceLayoutIsCurrent(undefined), 'no validator: migrate')
+})
+
+test('payment filters: values under $eq, amounts as Int64, times as dates', async (t) => {
+  const base = { network: 'eip155:8453', payTo: payment.payTo }
+  t.same(paymentFilter(base), { network: { $eq: base.network }, payTo: { $eq: base.payTo } })
+  const full = paymentFilter({ ...base, since: '2025-01-01T00:00:00.000Z', amount: '10000', excludeAmounts: ['1', '9223372036854775807'] }) as Record<string, Record<string, unknown>>
+  t.same(full.at, { $gte: new Date('2025-01-01T00:00:00.000Z') })
+  t.ok(full.amount?.$eq instanceof Long)
+  t.equal((full.amount?.$eq as Long).toString(), '10000')
+  t.same((full.amount?.$nin as Long[]).map(String), ['1', '9223372036854775807'], 'excluded amounts exact as Int64')
+  t.same(Object.keys(paymentFilter({ ...base, excludeAmounts: [] })), ['network', 'payTo'], 'nothing excluded: no condition')
+  t.same(Object.keys((paymentFilter({ ...base, excludeAmounts: ['5'] }) as Record<string, object>).amount ?? {}), ['$nin'])
+  const hostile = paymentFilter({ network: '{"$ne": null}', payTo: '$where' }) as Record<string, unknown>
+  t.same(BSON.deserialize(BSON.serialize(hostile)), { network: { $eq: '{"$ne": null}' }, payTo: { $eq: '$where' } }, 'operator-looking values stay strings')
+  t.throws(() => paymentFilter({ ...base, since: 'last week' }), RangeError)
+  t.throws(() => paymentFilter({ ...base, amount: '9223372036854775808' }), RangeError)
+
+  // The list order is the index's, after its (network, payTo) prefix.
+  const listIndex = PAYMENT_INDEXES.find((index) => index.name === 'network_payTo_blockNumber_logIndex')
+  t.same(listIndex?.key, { network: 1, payTo: 1, ...PAYMENT_ORDER as object }, 'newest first, served by the index')
+  t.same(PAYMENT_ORDER, { blockNumber: -1, logIndex: -1 })
+  t.ok(PAYMENT_INDEXES.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'network,txHash,logIndex'))
+  t.ok(PAYMENT_INDEXES.some((index) => Object.keys(index.key as object).join() === 'network,blockNumber'), 'a rewind finds the payments above a block by index')
+  t.ok(CHECKPOINT_INDEXES.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'network,blockNumber'))
+  t.ok(PAY_TO_SCAN_INDEXES.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'network,payTo'))
+})
+
+test('a payment summary: grouped by payer first, summed as Decimal128, exact as a string', async (t) => {
+  const filter = { network: 'eip155:8453', payTo: payment.payTo, since: '2025-01-01T00:00:00.000Z', excludeAmounts: ['1'] }
+  const pipeline = paymentSummaryPipeline(filter)
+  t.same(pipeline[0], { $match: paymentFilter(filter) }, 'the same match as listPayments')
+  t.same(pipeline.map((stage) => Object.keys(stage)[0]), ['$match', '$group', '$group'])
+  const [, perPayer, total] = pipeline as [unknown, { $group: Record<string, unknown> }, { $group: Record<string, unknown> }]
+  t.equal(perPayer.$group._id, '$payer', 'one small entry per payer, not one set of every payer in a document (16 MB)')
+  t.same(perPayer.$group.total, { $sum: { $toDecimal: '$amount' } }, 'an Int64 $sum past 2^63 would turn into a double')
+  t.equal(total.$group._id, null)
+  t.same(total.$group.uniquePayers, { $sum: 1 }, 'distinct payers: one per first-stage entry')
+  t.same(total.$group.count, { $sum: '$count' })
+  t.same(Object.keys(perPayer.$group).filter((key) => JSON.stringify(perPayer.$group[key]).includes('$addToSet')), [], 'no set grows with the payers')
+
+  t.same(toPaymentSummary(undefined), { count: 0, totalAtomic: '0', uniquePayers: 0, lastAt: null }, 'nothing matched: no document')
+  // What the server answers, through BSON: a sum past Int64 stays exact.
+  const answer = { _id: null, count: Long.fromNumber(3), total: Decimal128.fromString('18446744073709551614'), uniquePayers: 2, lastAt: new Date('2025-01-03T00:00:00.000Z') }
+  for (const decoded of decodings<Parameters<typeof toPaymentSummary>[0]>(answer)) {
+    t.same(toPaymentSummary(decoded), { count: 3, totalAtomic: '18446744073709551614', uniquePayers: 2, lastAt: '2025-01-03T00:00:00.000Z' })
+  }
 })
 
 test('filters are values under $eq and a price bound is an Int64', async (t) => {
@@ -158,15 +418,15 @@ test('writes are majority-acknowledged and journaled; credentials never reach a 
   t.equal(redactMongoUrl('mongodb://mongo:27017/catalog'), 'mongodb://mongo:27017/catalog')
 })
 
-test('the payTo filter: EVM case-insensitive and anchored, Solana exact, never a pattern', async (t) => {
-  const evm = serviceFilter({ payTo: '0x6A8607afb7ac96d2c8a3e1b44560ff101b34550B' }) as { paymentAddress: { $regex: string, $options: string } }
-  t.same(evm, { paymentAddress: { $regex: '^0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b$', $options: 'i' } })
-  const regex = new RegExp(evm.paymentAddress.$regex, evm.paymentAddress.$options)
-  t.ok(regex.test('0x6a8607AFB7AC96D2C8A3E1B44560FF101B34550B'))
-  t.notOk(regex.test('0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b0'))
-  const hostile = serviceFilter({ payTo: '0x.*' }) as { paymentAddress: { $regex: string } }
-  t.notOk(new RegExp(hostile.paymentAddress.$regex, 'i').test('0x1111'), 'metacharacters are escaped')
-  t.same(serviceFilter({ payTo: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }), { paymentAddress: { $eq: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' } })
+test('the payTo filter: an exact match on the stored payToKey, EVM lower-cased, Solana as it is', async (t) => {
+  const address = '0x6A8607afb7ac96d2c8a3e1b44560ff101b34550B'
+  t.same(serviceFilter({ payTo: address }), { payToKey: { $eq: '0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b' } })
+  t.equal(toServiceDocument({ ...record, paymentAddress: address }, 1).payToKey, '0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b', 'the document keeps the same key')
+  t.same(serviceFilter({ payTo: '0x.*' }), { payToKey: { $eq: '0x.*' } }, 'never a pattern')
+  t.same(serviceFilter({ payTo: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }), { payToKey: { $eq: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' } })
+  const keys = serviceIndexes().map((index) => Object.keys(index.key as object).join())
+  t.ok(keys.includes('payToKey,_id'), 'the Bazaar payTo filter is served by an index')
+  t.ok(keys.includes('network,payToKey,createdAt,_id'), 'payTosOn and servicesByPayTo (oldest first) are served by an index')
 })
 
 test('a duplicate-key error is a DuplicateEndpointError only when the endpoint index clashed', async (t) => {
