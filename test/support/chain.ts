@@ -242,7 +242,6 @@ export interface PaidServer {
 export async function startPaidServer (options: { rpcUrl: string, usdc: Address, payTo: Address, amount: bigint, facilitator: Account, path?: string }): Promise<PaidServer> {
   const path = options.path ?? '/paid'
   const network = NETWORK as Network
-  // eslint-disable-next-line new-cap -- the x402 packages name their classes in lower case
   const resourceServer = new x402ResourceServer(anvilFacilitator(options.rpcUrl, options.facilitator)).register(network, new ExactEvmServer())
   const app = express()
   app.use(paymentMiddleware({
