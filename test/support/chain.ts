@@ -297,3 +297,25 @@ export function newAddress (): Address {
 }
 
 export { until }
+
+export interface ChainSetup {
+  anvil: Anvil
+  usdc: Usdc
+  /** The facilitator's account (anvil account 1): sends the settlements. */
+  facilitator: Account
+  /** CATALOG_CHAINS entry for this chain, confirmations 0 unless given. */
+  chainEntry: (overrides?: Record<string, unknown>) => Record<string, unknown>
+}
+
+/** anvil with USDC deployed, stopped when the test ends. */
+export async function setupChain (t: { teardown: (fn: () => unknown) => void }): Promise<ChainSetup> {
+  const anvil = await startAnvil()
+  t.teardown(anvil.stop)
+  const usdc = await deployUsdc(anvil.rpcUrl)
+  return {
+    anvil,
+    usdc,
+    facilitator: anvilAccount(1),
+    chainEntry: (overrides = {}) => ({ network: NETWORK, rpcUrl: anvil.rpcUrl, usdc: usdc.address, confirmations: 0, ...overrides })
+  }
+}
