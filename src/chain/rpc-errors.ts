@@ -61,7 +61,8 @@ export function describeRpcError (err: unknown, secrets: readonly string[] = [])
   else {
     const errno = f.codes.find((c) => typeof c === 'string')
     const rpc = f.codes.find((c) => typeof c === 'number')
-    const first = (f.text.split(' | ').find((t) => t !== '' && !/^HTTP request failed|^An unknown RPC error/i.test(t)) ?? 'unknown error').split('\n')[0] as string
+    // The node's own words (viem's `details`) rather than viem's generic wrappers.
+    const first = (f.text.split(' | ').find((t) => t !== '' && !/^(HTTP request failed|An unknown RPC error|RPC Request failed)/i.test(t)) ?? 'unknown error').split('\n')[0] as string
     text = errno !== undefined ? `${errno}` : rpc !== undefined ? `RPC error ${rpc}: ${first}` : first
   }
   for (const secret of secrets) if (secret !== '') text = text.split(secret).join('<rpcUrl>')
