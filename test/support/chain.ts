@@ -319,3 +319,59 @@ export async function setupChain (t: { teardown: (fn: () => unknown) => void }):
     chainEntry: (overrides = {}) => ({ network: NETWORK, rpcUrl: anvil.rpcUrl, usdc: usdc.address, confirmations: 0, ...overrides })
   }
 }
+
+export interface RpcProxy {
+  url: string
+  /** Requests seen, and how many of them were failed on purpose. */
+  counts: { requests: number, failed: number }
+  close: () => Promise<void>
+}
+
+/**
+ * A loopback JSON-RPC proxy in front of anvil that misbehaves like a public RPC: `fail(n,
+ * body)` may answer the n-th request itself (a status and body) or reset the connection
+ * ('reset'); everything else is forwarded. `delayMs` slows every answer.
+ */
+export async function startRpcProxy (target: string, options: {
+  fail?: (n: number, request: { method: string, params: unknown[] }) => { status: number, body: unknown } | 'reset' | undefined
+  delayMs?: number
+} = {}): Promise<RpcProxy> {
+  const counts = { requests: 0, failed: 0 }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      void (async () => {
+        const n = ++counts.requests
+        const body = Buffer.concat(chunks).toString()
+        if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
+        let parsed: { method: string, params: unknown[], id?: unknown } = { method: '', params: [] }
+        try { parsed = JSON.parse(body) } catch {}
+        const failure = options.fail?.(n, parsed)
+        if (failure === 'reset') { counts.failed++; req.socket.destroy(); return }
+        if (failure !== undefined) {
+          counts.failed++
+          res.writeHead(failure.status, { 'content-type': 'application/json' }).end(JSON.stringify(failure.body ?? null).replace('"$id"', JSON.stringify(parsed.id ?? null)))
+          return
+        }
+        try {
+          const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
+        } catch {
+          req.socket.destroy()
+        }
+      })()
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
