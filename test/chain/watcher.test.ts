@@ -68,7 +68,9 @@ test('N real x402 payments give exact figures; a plain transfer is not counted; 
   // The newest payment is in the newest block: a reorg of depth 1 drops it from the chain.
   const newest = payments.items[0]
   t.equal(newest?.blockNumber, head - 1, 'the last payment is one block below the plain transfer')
-  await clients(chain.anvil.rpcUrl).testClient.request({ method: 'anvil_reorg' as 'anvil_mine', params: [2, []] as unknown as [number, number] })
+  // anvil_reorg(depth, transactions to include): the last two blocks are replaced by empty ones.
+  const reorg = await fetch(chain.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_reorg', params: [2, []] }) })
+  t.notOk((await reorg.json() as { error?: unknown }).error, 'anvil reorganised')
   const after = await usageWhen(app, id, (u) => u.txCount === 4, 'the reorged payment taken back')
   t.match(after, { txCount: 4, revenueAtomic: '4000' })
   const left = await app.store.listPayments({ network: NETWORK, payTo: payTo.toLowerCase() }, { limit: 50, offset: 0 })
