@@ -11,6 +11,9 @@ import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
 import catalogChangesPlugin from './plugins/catalog-changes.js'
 import proberPlugin from './plugins/prober.js'
+import chainWatcherPlugin from './plugins/chain-watcher.js'
+import { chainNetworks } from './chain/config.js'
+import { registerNetworks } from './domain/networks.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
@@ -29,6 +32,8 @@ export const BODY_LIMIT = 64 * 1024
 export const MAX_PARAM_LENGTH = 8192
 
 export async function buildApp (config: Config): Promise<FastifyInstance> {
+  // Watched networks the built-in table lacks (a local chain) become registrable.
+  registerNetworks(chainNetworks(config.chains))
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -62,6 +67,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(authPlugin, { apiKeys: config.apiKeys })
   await app.register(searchPlugin, { config })
   await app.register(proberPlugin, { config })
+  await app.register(chainWatcherPlugin, { config })
   await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
   if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
   await app.register(healthRoutes)

@@ -8,6 +8,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { envSchema } from 'env-schema'
 import type { ErrorObject } from 'ajv'
 import { StringEnum } from './domain/string-enum.js'
+import { loadChains, type ChainConfig } from './chain/config.js'
 import { ConfigError } from './errors.js'
 
 export interface Config {
@@ -51,6 +52,12 @@ export interface Config {
   /** Also probe seeded services (no owner) on schedule; off for the demo, whose hosts are fictional. */
   probeSeeded: boolean
   rateLimit: RateLimitConfig
+  /** Networks whose USDC settlements the chain watcher follows (CATALOG_CHAINS); empty: nothing is watched. */
+  chains: ChainConfig[]
+  /** 'embedded': the API process runs the chain watcher; 'external': `npm run watcher` does. */
+  watcher: 'embedded' | 'external'
+  /** How often the watcher asks each network for its head when it has caught up. */
+  chainPollMs: number
 }
 
 /** Requests allowed per window; `enabled: false` (CATALOG_RATE_LIMIT=0) turns every limit off. */
@@ -145,7 +152,10 @@ const ENV = Type.Object({
   CATALOG_PROBER: mode,
   CATALOG_PROBE_CONCURRENCY: integer(16, 1, 1000),
   CATALOG_PROBE_PER_HOST: integer(2, 1, 100),
-  CATALOG_PROBE_SEEDED: flag
+  CATALOG_PROBE_SEEDED: flag,
+  CATALOG_CHAINS: Type.Optional(Type.String({ pattern: '\\S', description: 'the path of a JSON file of chains (see README)' })),
+  CATALOG_WATCHER: mode,
+  CATALOG_CHAIN_POLL_MS: integer(4000, 100, 600_000)
 }, {
   // A networked adapter needs its server named; its variables are checked only when it is used.
   allOf: [
@@ -218,6 +228,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const local = store.kind === 'sqlite' && search.kind === 'sqlite'
   // CATALOG_RESPONSE_CACHE=0 still turns the cache off.
   const cacheMb = parsed.CATALOG_RESPONSE_CACHE_MB ?? (parsed.CATALOG_RESPONSE_CACHE === '0' ? 0 : 32)
+  let chains: ChainConfig[] = []
+  try {
+    if (parsed.CATALOG_CHAINS !== undefined) chains = loadChains(resolve(parsed.CATALOG_CHAINS))
+  } catch (err) {
+    throw new ConfigError((err as Error).message)
+  }
 
   return {
     port: parsed.PORT,
@@ -246,6 +262,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     prober: parsed.CATALOG_PROBER,
     probeConcurrency: parsed.CATALOG_PROBE_CONCURRENCY,
     probePerHost: parsed.CATALOG_PROBE_PER_HOST,
-    probeSeeded: parsed.CATALOG_PROBE_SEEDED === '1'
+    probeSeeded: parsed.CATALOG_PROBE_SEEDED === '1',
+    chains,
+    watcher: parsed.CATALOG_WATCHER,
+    chainPollMs: parsed.CATALOG_CHAIN_POLL_MS
   }
 }

@@ -19,6 +19,7 @@ interface Service {
   volumes?: string[]
   depends_on?: Record<string, { condition: string }>
   healthcheck?: { test: string[] | string }
+  profiles?: string[]
 }
 
 const read = (path: string): string => readFileSync(join(PROJECT_ROOT, path), 'utf8')
@@ -38,8 +39,8 @@ function interpolate (value: string, env: Record<string, string>): string {
   })
 }
 
-test('the five services, each with a health check', async (t) => {
-  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo', 'prober'])
+test('the six services, each with a health check', async (t) => {
+  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo', 'prober', 'watcher'])
   for (const [name, service] of Object.entries(services)) {
     t.ok(service.healthcheck?.test !== undefined && service.healthcheck.test.length > 0, `${name} has a health check`)
     t.ok(service.image !== undefined, `${name} names its image`)
@@ -52,7 +53,7 @@ test('third-party images are pinned; ours are built from the Dockerfile', async 
     t.match(image, /^[\w./-]+:v?\d+\.\d+(\.\d+)?$/, `${name}: ${image} has a version tag`)
   }
   t.equal(services.meilisearch?.image, 'getmeili/meilisearch:v1.35.0')
-  for (const name of ['api', 'indexer', 'prober']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
+  for (const name of ['api', 'indexer', 'prober', 'watcher']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
   const ci = parse(read('.github/workflows/ci.yml')) as { jobs: { test: { services: { meilisearch: { image: string } }, steps: Array<{ run?: string }>, env: Record<string, string> } } }
   t.equal(ci.jobs.test.services.meilisearch.image, services.meilisearch?.image, 'CI tests against the Meilisearch version compose runs')
   t.ok(ci.jobs.test.steps.some((step) => step.run?.includes(services.mongo?.image ?? '?') === true), 'and the MongoDB version')
@@ -130,6 +131,25 @@ test('the prober runs exactly once: in its own service, not in the API', async (
   const prober = configOf('prober')
   t.match(prober, { store: { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' } }, 'the prober opens the API\'s store')
   t.ok(prober.probeIntervalS > 0, 'with scheduled probing on (it refuses to start otherwise)')
+})
+
+test('the chain watcher runs once, in its own service with the chain profile, not in the API', async (t) => {
+  const secrets = { MEILI_MASTER_KEY: 'compose-test-master-key-0123456789' }
+  const api = loadConfig(Object.fromEntries(Object.entries(services.api?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), secrets)])))
+  t.equal(api.watcher, 'external', 'the API leaves watching to the watcher service')
+  const watcher = services.watcher as Service
+  t.same(watcher.command, ['node', 'dist/src/cli/watcher.js'])
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
+  t.equal(scripts.watcher, 'node dist/src/cli/watcher.js', 'the same entry as npm run watcher')
+  t.same(watcher.profiles, ['chain'], 'started only with a chains file (--profile chain)')
+  t.same(watcher.healthcheck?.test, ['CMD', 'node', 'dist/src/cli/watcher.js', 'check'])
+  t.equal(watcher.depends_on?.mongo?.condition, 'service_healthy', 'it waits for its store')
+  const environment = watcher.environment ?? {}
+  for (const variable of Object.keys(environment)) t.ok(configVariables.has(variable), `watcher: ${variable} is read by src/config.ts`)
+  const chainsPath = environment.CATALOG_CHAINS as string
+  t.ok(watcher.volumes?.some((v) => interpolate(v, {}).endsWith(`:${chainsPath}:ro`)), 'the chains file is mounted where CATALOG_CHAINS points')
+  const { CATALOG_CHAINS: _file, ...rest } = environment
+  t.match(loadConfig(rest), { store: { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' } }, 'the watcher opens the API\'s store')
 })
 
 test('the Dockerfile is multi-stage, runs the built server unprivileged; .dockerignore keeps local state out', async (t) => {

@@ -4,6 +4,8 @@
  */
 import { loadConfig } from '../config.js'
 import { openCatalogStore } from '../adapters.js'
+import { chainNetworks } from '../chain/config.js'
+import { registerNetworks } from '../domain/networks.js'
 import { UsageError } from '../errors.js'
 import { DEFAULT_IMPORT_BATCH, importServices, readItems } from './import.js'
 import { runCli } from './run.js'
@@ -32,7 +34,10 @@ searchable (npm run indexer -- status shows the lag).`,
     const batchText = typeof values['batch-size'] === 'string' ? values['batch-size'] : String(DEFAULT_IMPORT_BATCH)
     const batchSize = Number(batchText)
     if (!/^\d+$/.test(batchText) || batchSize < 1 || batchSize > 10_000) throw new UsageError(`--batch-size must be an integer from 1 to 10000, got "${batchText}"`)
-    const store = await openCatalogStore(loadConfig())
+    const config = loadConfig()
+    // Imports are checked like registrations: a watched local chain is a known network.
+    registerNetworks(chainNetworks(config.chains))
+    const store = await openCatalogStore(config)
     const tty = process.stderr.isTTY === true
     const started = performance.now()
     try {

@@ -13,20 +13,40 @@ export interface Network {
   usdcEip712?: { name: string, version: string }
 }
 
-export const NETWORKS: readonly Network[] = table as Network[]
+const known: Network[] = [...(table as Network[])]
+/** The built-in table, plus the networks registerNetworks added at start. */
+export const NETWORKS: readonly Network[] = known
 
 const byAlias = new Map<string, Network>()
-for (const network of NETWORKS) {
-  byAlias.set(network.id, network)
-  if (network.v1Name !== null) byAlias.set(network.v1Name, network)
+const aliases: string[] = []
+function index (network: Network): void {
+  for (const alias of [network.id, network.v1Name]) {
+    if (alias === null) continue
+    byAlias.set(alias, network)
+    aliases.push(alias)
+  }
 }
+for (const network of known) index(network)
 
 /** Resolves a v1 name (`base`) or a CAIP-2 id (`eip155:8453`) to the network, if known. */
 export function resolveNetwork (nameOrId: string): Network | undefined {
   return byAlias.get(nameOrId) ?? byAlias.get(nameOrId.toLowerCase())
 }
 
-export const NETWORK_ALIASES: readonly string[] = [...byAlias.keys()]
+export const NETWORK_ALIASES: readonly string[] = aliases
+
+/**
+ * Adds networks the built-in table lacks (a private or local chain named in CATALOG_CHAINS),
+ * so services can register on them. Called once at start by each process that validates
+ * registrations; an id already known is left as the table has it.
+ */
+export function registerNetworks (networks: readonly Network[]): void {
+  for (const network of networks) {
+    if (byAlias.has(network.id)) continue
+    known.push(network)
+    index(network)
+  }
+}
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'

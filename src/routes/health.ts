@@ -1,7 +1,8 @@
 /**
  * /health: the state of each dependency. 200 while the store and the search engine
  * answer; 503 when either is unusable. Indexer lag is reported, not judged: a backlog
- * after a bulk load is normal and drains by itself.
+ * after a bulk load is normal and drains by itself. So is each watched chain's progress:
+ * an RPC that is away leaves the usage figures as they were, it does not make the API unfit.
  */
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -23,6 +24,18 @@ const HealthSchema = Type.Object({
     checkpoint: Type.Optional(Type.Integer({ description: 'Last change-feed sequence indexed' })),
     lag: Type.Optional(Type.Integer({ description: 'Change-feed distance between the store and the index: an upper bound on the changes not yet indexed' })),
     message: Type.Optional(Type.String())
+  }),
+  chains: Type.Object({
+    watcher: Type.String({ description: 'embedded (in this process) or external (npm run watcher)' }),
+    networks: Type.Array(Type.Object({
+      network: Type.String({ description: 'CAIP-2 id' }),
+      scannedBlock: Type.Union([Type.Integer(), Type.Null()], { description: 'Payments up to this block are counted' }),
+      head: Type.Union([Type.Integer(), Type.Null()], { description: "The chain's newest block as last read" }),
+      lag: Type.Union([Type.Integer(), Type.Null()], { description: 'head − scannedBlock (the confirmation depth included)' }),
+      backfilling: Type.Integer({ description: 'payTos still being scanned from startBlock' }),
+      lastError: Type.Union([Type.String(), Type.Null()], { description: "The last failed step's error (external mode: whether this process reaches the RPC)" }),
+      lastErrorAt: Type.Union([Type.String(), Type.Null()])
+    }), { description: 'One per network CATALOG_CHAINS names; empty when nothing is watched' })
   })
 })
 
@@ -50,8 +63,9 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { status: 'error' as const, ...base, message: (err as Error).message }
       }
     })()
+    const chains = { watcher: app.chainWatcher.mode, networks: await app.chainWatcher.statuses() }
     const healthy = store.status === 'ok' && search.status === 'ok'
-    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'error', store, search })
+    return await reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'error', store, search, chains })
   })
 }
 
