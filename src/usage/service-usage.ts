@@ -50,3 +50,30 @@ export async function refreshUsage (store: UsageStore, network: string, payTo: s
   }
   return stored
 }
+
+/** A (network, payTo) whose sharers may have changed. */
+export interface PayToPair {
+  network: string
+  payTo: string
+  /** Refresh even without payments: a sharer holds figures from a pair it left. */
+  always?: boolean
+}
+
+/**
+ * After a registration, change or removal: refreshes the figures of each pair's sharers when
+ * the pair has payments (who shares it, and at what price, decides attribution). A pair
+ * without payments is left alone, so a plain registration costs one indexed count. Answers
+ * the services whose figures were stored.
+ */
+export async function refreshUsageOfPairs (store: UsageStore, pairs: readonly PayToPair[], now: Date): Promise<ServiceRecord[]> {
+  const seen = new Set<string>()
+  const stored: ServiceRecord[] = []
+  for (const pair of pairs) {
+    const key = `${pair.network} ${payToKey(pair.payTo)}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    const paid = pair.always === true || (await store.summarizePayments({ network: pair.network, payTo: payToKey(pair.payTo) })).count > 0
+    if (paid) stored.push(...await refreshUsage(store, pair.network, pair.payTo, now))
+  }
+  return stored
+}
