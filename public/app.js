@@ -409,7 +409,9 @@ async function renderDetail () {
   els.detailBody.replaceChildren()
   if (!els.detail.open) els.detail.showModal()
   const encoded = encodeURIComponent(id)
-  const [serviceRes, statusRes] = await Promise.all([fetch(`/api/services/${encoded}`), fetch(`/api/services/${encoded}/status`)]).catch(() => [])
+  const [serviceRes, statusRes, paymentsRes] = await Promise.all([
+    fetch(`/api/services/${encoded}`), fetch(`/api/services/${encoded}/status`), fetch(`/api/services/${encoded}/payments?limit=${LATEST_PAYMENTS}`)
+  ]).catch(() => [])
   if (detailFor !== id) return
   if (serviceRes?.ok !== true) {
     els.detailTitle.textContent = strings.notFound
@@ -417,10 +419,11 @@ async function renderDetail () {
   }
   const service = await serviceRes.json()
   const status = statusRes?.ok === true ? await statusRes.json() : undefined
+  const payments = paymentsRes?.ok === true ? await paymentsRes.json() : []
   await reference
   if (detailFor !== id) return
   els.detailTitle.textContent = service.name
-  els.detailBody.replaceChildren(...detailContent(service, status))
+  els.detailBody.replaceChildren(...detailContent(service, status, payments))
 }
 
 /** A shell-safe curl line: the endpoint in single quotes, any quote in it escaped. */
@@ -435,7 +438,21 @@ function dateText (value) {
   return Number.isNaN(date.getTime()) ? value : date.toLocaleString(lang === 'ja' ? 'ja-JP' : 'en-US')
 }
 
-function detailContent (service, status) {
+/** The newest payments the detail view lists, each with its transaction hash to check on a block explorer. */
+const LATEST_PAYMENTS = 5
+
+function paymentsTable (payments) {
+  const columns = t().paymentColumns
+  return h('table', { class: 'payments' },
+    h('thead', {}, h('tr', {}, ['at', 'amount', 'payer', 'txHash'].map((key) => h('th', { scope: 'col' }, columns[key])))),
+    h('tbody', {}, payments.map((p) => h('tr', {},
+      h('td', {}, dateText(p.at)),
+      h('td', { class: 'number' }, p.amount),
+      h('td', {}, h('code', { class: 'break' }, p.payer)),
+      h('td', {}, h('code', { class: 'break' }, p.txHash))))))
+}
+
+function detailContent (service, status, payments = []) {
   const strings = t()
   const row = (term, ...value) => [h('dt', {}, term), h('dd', {}, ...value)]
   const parts = [
@@ -454,8 +471,12 @@ function detailContent (service, status) {
     const value = (key) => {
       if (key === 'status') return statusBadge(status.status)
       if (key === 'uptimeScore') return formatUptime(status.uptimeScore)
-      if (key === 'lastChecked') return dateText(status.lastChecked)
-      return typeof status[key] === 'number' ? status[key].toLocaleString(lang === 'ja' ? 'ja-JP' : 'en-US') : String(status[key])
+      if (key === 'lastChecked' || key === 'lastPaymentAt') return dateText(status[key])
+      if (key === 'revenueSource') return strings.revenueSources[status.revenueSource] ?? String(status.revenueSource)
+      if (key === 'revenueScope') return strings.revenueScopes[status.revenueScope] ?? String(status.revenueScope)
+      // USDC has 6 decimals; toLocaleString's default of 3 would show 0.0105 as 0.011.
+      const digits = key === 'totalRevenue' || key === 'revenue30d' ? { maximumFractionDigits: 6 } : {}
+      return typeof status[key] === 'number' ? status[key].toLocaleString(lang === 'ja' ? 'ja-JP' : 'en-US', digits) : String(status[key])
     }
     const known = Object.keys(names).filter((key) => key in status)
     const facts = h('dl', { class: 'facts' }, known.map((key) => row(names[key], value(key))))
@@ -468,6 +489,7 @@ function detailContent (service, status) {
     }
     parts.push(h('h3', {}, strings.monitoring), facts)
   }
+  if (payments.length > 0) parts.push(h('h3', {}, strings.latestPayments), paymentsTable(payments))
   const line = curlLine(service)
   const copy = h('button', { type: 'button', class: 'copy' }, strings.copy)
   copy.addEventListener('click', async () => {

@@ -10,6 +10,7 @@ import rateLimitPlugin from './plugins/rate-limit.js'
 import storePlugin from './plugins/store.js'
 import responseCachePlugin from './plugins/response-cache.js'
 import catalogChangesPlugin from './plugins/catalog-changes.js'
+import chainNetworksPlugin from './plugins/chain-networks.js'
 import proberPlugin from './plugins/prober.js'
 import chainWatcherPlugin from './plugins/chain-watcher.js'
 import { chainNetworks } from './chain/config.js'
@@ -31,7 +32,16 @@ export const BODY_LIMIT = 64 * 1024
 /** Longest path parameter routed; Node's 16 KiB header limit bounds URLs anyway. */
 export const MAX_PARAM_LENGTH = 8192
 
-export async function buildApp (config: Config): Promise<FastifyInstance> {
+/** What the app is built with beside its configuration. */
+export interface AppOptions {
+  /**
+   * CAIP-2 networks whose x402 settlements are watched: their services' usage figures say
+   * `revenueSource: "chain"`. The networks of CATALOG_CHAINS unless given.
+   */
+  chainNetworks?: Iterable<string>
+}
+
+export async function buildApp (config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   // Watched networks the built-in table lacks (a local chain) become registrable.
   registerNetworks(chainNetworks(config.chains))
   const app = Fastify({
@@ -65,6 +75,7 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
   await app.register(authPlugin, { apiKeys: config.apiKeys })
+  await app.register(chainNetworksPlugin, { networks: options.chainNetworks ?? config.chains.map((chain) => chain.network) })
   await app.register(searchPlugin, { config })
   await app.register(proberPlugin, { config })
   await app.register(chainWatcherPlugin, { config })

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../src/app.js'
+import { buildApp, type AppOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 
 import type { Test } from 'tap'
@@ -26,8 +26,8 @@ export function testConfig (dataDir: string, overrides: Partial<Config> = {}): C
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */
-export async function build (t: Test, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
-  const app = await buildApp(testConfig(overrides.dataDir ?? tempDataDir(t), overrides))
+export async function build (t: Test, overrides: Partial<Config> = {}, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp(testConfig(overrides.dataDir ?? tempDataDir(t), overrides), options)
   t.teardown(async () => { await app.close() })
   return app
 }

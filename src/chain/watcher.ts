@@ -18,7 +18,7 @@ import type { ChainConfig } from './config.js'
 import { EvmNetworkWatcher } from './evm-watcher.js'
 import { describeRpcError } from './rpc-errors.js'
 import { ViemChainRpc, type ChainRpc } from './rpc.js'
-import { refreshUsage as simpleRefresh, type RefreshUsage } from './usage-refresh.js'
+import { refreshUsage } from '../usage/service-usage.js'
 
 export const LEASE_NAME = 'chain-watcher'
 const HOUR_MS = 3600 * 1000
@@ -53,8 +53,6 @@ export interface WatcherOptions {
   keepProcessAlive?: boolean
   /** How a network's RPC is reached (tests and benchmarks count or disturb it). */
   rpcFor?: (chain: ChainConfig, signal: AbortSignal) => ChainRpc
-  /** Recomputes the usage figures of one (network, payTo). */
-  refreshUsage?: RefreshUsage
   /** Cap of the pause after repeated failures. */
   maxBackoffMs?: number
 }
@@ -79,7 +77,7 @@ export class ChainWatcher {
 
   constructor (options: WatcherOptions) {
     this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
-    this.#options = { leaseTtlMs: 30_000, keepProcessAlive: false, refreshUsage: simpleRefresh, maxBackoffMs: 60_000, ...options }
+    this.#options = { leaseTtlMs: 30_000, keepProcessAlive: false, maxBackoffMs: 60_000, ...options }
     const rpcFor = options.rpcFor ?? ((chain, signal) => new ViemChainRpc(chain.rpcUrl, { signal }))
     this.#loops = options.chains.map((chain) => ({
       watcher: new EvmNetworkWatcher(chain, rpcFor(chain, this.#abort.signal), options.store, options.logger),
@@ -143,7 +141,7 @@ export class ChainWatcher {
   }
 
   async #run (loop: NetworkLoop): Promise<void> {
-    const { logger, pollMs, maxBackoffMs, store, refreshUsage } = this.#options
+    const { logger, pollMs, maxBackoffMs, store } = this.#options
     const network = loop.status.network
     // Without the lease another watcher works; the lease renewal starts this loop again when it is ours.
     if (!this.#hasLease || this.#abort.signal.aborted) return

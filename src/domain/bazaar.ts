@@ -9,6 +9,7 @@ import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { findCurrency, formatAtomic } from './money.js'
 import { resolveNetwork } from './networks.js'
+import type { ServiceUsage } from './payment.js'
 import type { PaymentRequirement } from './probe.js'
 import { canonicalNetwork } from './registration.js'
 import { ServiceStatusEnum, type ServiceRecord } from './service.js'
@@ -44,6 +45,11 @@ export const BazaarItemSchema = Type.Object({
   mimeType: Type.String(),
   serviceName: Type.Optional(Type.String({ description: 'The name, when it is printable ASCII of at most 32 characters (the Bazaar rule); metadata.name always has it' })),
   tags: Type.Array(Type.String()),
+  quality: Type.Optional(Type.Object({
+    l30DaysTotalCalls: Type.Integer({ minimum: 0, description: 'x402 payments settled on-chain in the 30 days before the figures were computed' }),
+    l30DaysUniquePayers: Type.Integer({ minimum: 0, description: 'Distinct payers among them' }),
+    lastCalledAt: Type.Optional(Type.String({ format: 'date-time', description: 'Block time of the newest payment; absent without any' }))
+  }, { description: 'Usage measured on-chain (the field names of Coinbase\'s discovery API), as last computed; absent before they first were (a network no watcher reads)' })),
   metadata: Type.Object({
     id: Type.String({ description: 'Catalog service id' }),
     name: Type.String(),
@@ -129,6 +135,18 @@ export function acceptsFromRegistration (record: ServiceRecord): BazaarAccept[] 
   })
 }
 
+/**
+ * Stored figures (a change-feed event moves them, so the export's ETag stays honest). With a
+ * shared payTo they are the payTo's, as /api/services/:id/status says (revenueScope).
+ */
+function qualityOf (usage: ServiceUsage): NonNullable<BazaarItem['quality']> {
+  return {
+    l30DaysTotalCalls: usage.txCount30d,
+    l30DaysUniquePayers: usage.uniquePayers30d,
+    ...(usage.lastPaymentAt === null ? {} : { lastCalledAt: usage.lastPaymentAt })
+  }
+}
+
 export function toBazaarItem (record: ServiceRecord): BazaarItem {
   const fromProbe = record.paymentRequirements !== null && record.paymentRequirements.length > 0
   const accepts = fromProbe
@@ -149,6 +167,7 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
     mimeType: DEFAULT_MIME_TYPE,
     ...(serviceName === undefined ? {} : { serviceName }),
     tags: [record.category],
+    ...(record.usage === null ? {} : { quality: qualityOf(record.usage) }),
     metadata: {
       id: record.id,
       name: record.name,

@@ -62,7 +62,8 @@ export function parseUpperBound (value: string, decimals: number): DecimalParse 
 }
 
 /** Formats atomic units as the shortest exact decimal string ("1000" at 6 decimals → "0.001"). */
-export function formatAtomic (atomic: number, decimals: number): string {
+/** Atomic units as a decimal string; a bigint (payment sums, amounts past 2^53) formats exactly. */
+export function formatAtomic (atomic: number | bigint, decimals: number): string {
   const digits = String(atomic).padStart(decimals + 1, '0')
   const whole = digits.slice(0, digits.length - decimals)
   const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '')

@@ -42,14 +42,23 @@ export const ServiceSchema = Type.Object({
 }, { additionalProperties: false })
 export type Service = Static<typeof ServiceSchema>
 
+const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Number({ minimum: 0, description })
+
 export const ServiceStatusSchema = Type.Object({
   id: Type.String(),
-  trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
+  trustScore: Type.Integer({ minimum: 0, maximum: 100, description: 'Status, uptime and measured usage in one score (docs/decisions.md)' }),
   status: ServiceStatusEnum,
   uptimeScore: Type.Number({ minimum: 0, maximum: 100, description: 'Percentage of probes over the last 7 days that got a valid x402 402 answer; 0 before any probe' }),
   lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'Time of the last probe; null before the first' }),
-  txCount: Type.Integer({ minimum: 0 }),
-  totalRevenue: Type.Number({ minimum: 0, description: 'In the pricing currency; 0 before any figure exists' }),
+  txCount: Type.Integer({ minimum: 0, description: 'x402 payments settled on-chain to this service (see revenueScope), all time' }),
+  totalRevenue: Usdc('Their sum, in the pricing currency (USDC)'),
+  uniquePayers: Type.Integer({ minimum: 0, description: 'Distinct payer addresses among them' }),
+  lastPaymentAt: Type.Union([IsoDate, Type.Null()], { description: 'Block time of the newest payment; null without any' }),
+  txCount30d: Type.Integer({ minimum: 0, description: 'Payments in the last 30 days' }),
+  revenue30d: Usdc('Their sum, in the pricing currency (USDC)'),
+  uniquePayers30d: Type.Integer({ minimum: 0, description: 'Distinct payers in the last 30 days' }),
+  revenueSource: StringEnum(['chain', 'none'], { description: 'chain: the service\'s network is watched and the figures are its settlements; none: not measured (figures are whatever was stored while it was, usually 0)' }),
+  revenueScope: StringEnum(['service', 'shared'], { description: 'shared: other services list the same payTo and some payments cannot be told apart, so these are the payTo\'s figures' }),
   lastProbe: LastProbeSchema
 }, { additionalProperties: false })
 export type ServiceStatusView = Static<typeof ServiceStatusSchema>
@@ -128,15 +137,37 @@ export function toServiceJson (record: ServiceRecord): ServiceJson {
 const SERVICE_JSON_REVISION = 1
 export const SERVICE_JSON_FORMAT = `${SERVICE_JSON_REVISION}.${createHash('sha256').update(JSON.stringify(ServiceSchema)).digest('hex').slice(0, 16)}`
 
-export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome | null): ServiceStatusView {
+/** No payment measured: what a service shows before the watcher found any. */
+const NO_USAGE: Omit<ServiceUsage, 'computedAt'> = {
+  txCount: 0, revenueAtomic: '0', uniquePayers: 0, lastPaymentAt: null, txCount30d: 0, revenue30dAtomic: '0', uniquePayers30d: 0, scope: 'service'
+}
+
+/** Atomic units as a JSON number in the currency: exact to the cent far past any real revenue. */
+function amountOf (atomic: string, currency: string): number {
+  return Number(formatAtomic(BigInt(atomic), decimalsOf(currency)))
+}
+
+/**
+ * `usage`: the figures to show (the status route computes them fresh from the payments; null
+ * shows zeros); `revenueSource`: whether the service's network is watched (src/domain/usage.ts).
+ */
+export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome | null, usage: ServiceUsage | null, revenueSource: 'chain' | 'none'): ServiceStatusView {
+  const figures = usage ?? NO_USAGE
   return {
     id: record.id,
     trustScore: record.trustScore,
     status: record.status,
     uptimeScore: record.uptimeScore ?? 0,
     lastChecked: record.lastChecked,
-    txCount: record.usage?.txCount ?? 0,
-    totalRevenue: Number(formatAtomic(Number(record.usage?.revenueAtomic ?? 0), decimalsOf(record.currency))),
+    txCount: figures.txCount,
+    totalRevenue: amountOf(figures.revenueAtomic, record.currency),
+    uniquePayers: figures.uniquePayers,
+    lastPaymentAt: figures.lastPaymentAt,
+    txCount30d: figures.txCount30d,
+    revenue30d: amountOf(figures.revenue30dAtomic, record.currency),
+    uniquePayers30d: figures.uniquePayers30d,
+    revenueSource,
+    revenueScope: figures.scope,
     lastProbe: toLastProbe(lastProbe)
   }
 }

@@ -8,15 +8,21 @@ import { z } from 'zod'
 import { CATEGORIES } from '../domain/categories.js'
 import { SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { resolveNetwork } from '../domain/networks.js'
-import { toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
+import { toService, toServiceStatus, type ServiceRecord, type ServiceStatusView } from '../domain/service.js'
+import { toPaymentView } from '../domain/payment-view.js'
+import { revenueSourceOf } from '../domain/usage.js'
+import { attributedPayments, currentUsage } from '../usage/service-usage.js'
 import { MAX_OFFSET, toStoreQuery } from '../domain/service-query.js'
 import { SERVICE_STATUSES } from '../domain/trust.js'
 import { NotFoundError, ValidationError } from '../errors.js'
 import { MAX_QUERY_LENGTH, searchServices, type SearchDeps } from '../search/service-search.js'
 import { SORT_FIELDS } from '../domain/catalog-query.js'
 
-/** The store and the search application's dependencies (engine, tokenizer). */
-export type CatalogDeps = SearchDeps
+/** The store and the search application's dependencies (engine, tokenizer), and the watched networks (revenueSource). */
+export type CatalogDeps = SearchDeps & { chainNetworks: ReadonlySet<string> }
+
+/** Payments get_service_status shows: the newest few, enough to check some on a block explorer. */
+export const LATEST_PAYMENTS = 5
 
 /** At most this many services per search_services call: an agent's context is small. */
 export const MAX_TOOL_RESULTS = 50
@@ -83,6 +89,12 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     return record
   }
 
+  /** The same object as GET /api/services/:id/status. */
+  async function statusOf (record: ServiceRecord): Promise<ServiceStatusView> {
+    const [lastProbe, usage] = await Promise.all([deps.store.lastProbe(record.id), currentUsage(deps.store, record, new Date())])
+    return toServiceStatus(record, lastProbe, usage, revenueSourceOf(record.network, deps.chainNetworks))
+  }
+
   server.registerTool('search_services', {
     title: 'Search paid APIs',
     description: 'Find x402 paid APIs by what they do, in English or Japanese (typo-tolerant; keywords or a sentence such as ' +
@@ -129,17 +141,20 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     annotations: { title: 'One paid API', ...READ_ONLY }
   }, async ({ id }) => {
     const record = await findRecord(id)
-    return result({ ...agentView(record), monitoring: toServiceStatus(record, await deps.store.lastProbe(record.id)), createdAt: record.createdAt, updatedAt: record.updatedAt })
+    return result({ ...agentView(record), monitoring: await statusOf(record), createdAt: record.createdAt, updatedAt: record.updatedAt })
   })
 
   server.registerTool('get_service_status', {
     title: 'Health of a paid API',
-    description: 'Trust and monitoring signals of one service (status, trust score, uptime, last check, transactions): check before paying.',
+    description: 'Trust and monitoring signals of one service (status, trust score, uptime, last check) and its usage measured ' +
+      'on-chain (payments, revenue, distinct payers, all time and 30 days; revenueSource "none" means not measured), with the ' +
+      'latest payments (transaction hashes to check on a block explorer): check before paying.',
     inputSchema: { id: ServiceId },
     annotations: { title: 'Health of a paid API', ...READ_ONLY }
   }, async ({ id }) => {
     const record = await findRecord(id)
-    return result({ ...toServiceStatus(record, await deps.store.lastProbe(record.id)) })
+    const [status, latest] = await Promise.all([statusOf(record), attributedPayments(deps.store, record, { limit: LATEST_PAYMENTS, offset: 0 })])
+    return result({ ...status, latestPayments: latest.items.map(toPaymentView) })
   })
 
   server.registerTool('list_categories', {

@@ -7,7 +7,7 @@ import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 /** Bump when the item format changes, so clients holding an old ETag get the new shape. */
-const EXPORT_FORMAT = 1
+const EXPORT_FORMAT = 2
 
 export const ExportQuerySchema = Type.Object({
   status: Type.Optional(ServiceStatusEnum),

@@ -17,7 +17,7 @@ const loadMcp = async (): Promise<NonNullable<typeof mcpModules>> => {
 }
 
 const mcpRoutes: FastifyPluginAsync = async (app) => {
-  const deps = { store: app.store, engine: app.searchIndex.engine, tokenizer: app.searchIndex.tokenizer }
+  const deps = { store: app.store, engine: app.searchIndex.engine, tokenizer: app.searchIndex.tokenizer, chainNetworks: app.chainNetworks }
 
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
     const [{ StreamableHTTPServerTransport }, { createCatalogServer }] = await loadMcp()

@@ -4,18 +4,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { decideOwnership } from '../domain/ownership.js'
+import { payToKey } from '../domain/pay-to.js'
 import { probeTargetOf } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
 import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
+import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
+import { revenueSourceOf } from '../domain/usage.js'
+import { attributedPayments, currentUsage, refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
 import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 // No pattern: an id of any shape that no service has is a 404, not a 400.
 const IdParams = Type.Object({ id: Type.String({ description: `Service id (${SERVICE_ID_PATTERN})` }) })
 
-const ProbesQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: ListQueryProperties.offset }, { additionalProperties: false })
+const PageQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: ListQueryProperties.offset }, { additionalProperties: false })
+
+const pairOf = (record: ServiceRecord): PayToPair => ({ network: record.network, payTo: record.paymentAddress })
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,11 +57,14 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     request.ownedService = record
   }
 
-  /** Stores a registration whose endpoint is taken, when the endpoint's live answer says it owns it. */
-  async function takeOver (record: ServiceRecord): Promise<void> {
+  /** Stores a registration whose endpoint is taken, when the endpoint's live answer says it owns it; answers the displaced holder. */
+  async function takeOver (record: ServiceRecord): Promise<ServiceRecord | null> {
     const holder = await app.store.findServiceByEndpoint(record.endpoint)
     // The holder went away between the insert and this read: try again as a plain registration.
-    if (holder === null) return await app.store.insertService(record)
+    if (holder === null) {
+      await app.store.insertService(record)
+      return null
+    }
     const decision = decideOwnership(record, holder, await app.prober.probe(probeTargetOf(record)))
     if (decision.kind === 'refuse') throw new EndpointTakenError(decision.reason)
     const displaced = await app.store.displaceService(holder, record, {
@@ -63,6 +72,22 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
     if (!displaced) throw new EndpointTakenError(`${holder.endpoint} is listed by ${holder.id}, which changed while ownership was being decided; try again`)
     app.log.info({ serviceId: record.id, displaced: holder.id }, 'endpoint taken over')
+    return holder
+  }
+
+  /**
+   * Who lists a payTo, and at what price, decides whose its payments are: after a write that
+   * may change that, the sharers' stored figures (and trust scores) follow. The write stands
+   * whatever happens here; the chain watcher's next refresh mends a failure.
+   */
+  async function refreshUsage (request: FastifyRequest, record: ServiceRecord, pairs: PayToPair[]): Promise<ServiceRecord> {
+    try {
+      const stored = await refreshUsageOfPairs(app.store, pairs, new Date())
+      return stored.find((s) => s.id === record.id) ?? record
+    } catch (err) {
+      request.log.error({ err }, 'could not refresh usage figures after a write')
+      return record
+    }
   }
 
   app.get('/api/services', {
@@ -114,7 +139,30 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request) => {
     const record = await findService(request.params.id)
-    return toServiceStatus(record, await app.store.lastProbe(record.id))
+    // Fresh from the payments: the figures kept on the record wait for the watcher's next refresh.
+    const [lastProbe, usage] = await Promise.all([app.store.lastProbe(record.id), currentUsage(app.store, record, new Date())])
+    return toServiceStatus(record, lastProbe, usage, revenueSourceOf(record.network, app.chainNetworks))
+  })
+
+  // Not cached: the chain watcher stores payments without a change-feed event.
+  app.get('/api/services/:id/payments', {
+    schema: {
+      tags: ['services'],
+      summary: 'x402 payments settled on-chain to this service, newest first (each checkable on a block explorer)',
+      description: 'The payments its figures count: with a payTo other services share, those of its price, or all of the payTo\'s when some cannot be told apart (revenueScope "shared" in /status).',
+      params: IdParams,
+      querystring: PageQuerySchema,
+      response: {
+        200: Type.Array(PaymentSchema, { description: 'A page of payments; X-Total-Count holds how many there are' }),
+        400: ErrorSchema,
+        404: ErrorSchema
+      }
+    }
+  }, async (request, reply) => {
+    const record = await findService(request.params.id)
+    const result = await attributedPayments(app.store, record, { limit: request.query.limit ?? DEFAULT_PAGE_SIZE, offset: request.query.offset ?? 0 })
+    void reply.header('x-total-count', result.total)
+    return result.items.map(toPaymentView)
   })
 
   app.get('/api/services/:id/probes', {
@@ -122,7 +170,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['services'],
       summary: 'Recent probes of one service, newest first',
       params: IdParams,
-      querystring: ProbesQuerySchema,
+      querystring: PageQuerySchema,
       response: {
         200: Type.Array(ProbeSchema, { description: 'A page of probes; X-Total-Count holds how many are kept' }),
         400: ErrorSchema,
@@ -151,16 +199,18 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const record = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
+    let displaced: ServiceRecord | null = null
     try {
       await app.store.insertService(record)
     } catch (err) {
       if (!(err instanceof DuplicateEndpointError)) throw err
-      await takeOver(record)
+      displaced = await takeOver(record)
     }
+    const stored = await refreshUsage(request, record, displaced === null ? [pairOf(record)] : [pairOf(record), pairOf(displaced)])
     app.searchIndex.indexer.notify()
     app.prober.enqueue(record.id)
     void reply.code(201).header('location', `/api/services/${record.id}`)
-    return toService(record)
+    return toService(stored)
   })
 
   const ownerOnly = {
@@ -185,9 +235,14 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { record, reprobe } = applyServicePatch(request.ownedService as ServiceRecord, request.body, new Date().toISOString())
     if (!await app.store.updateService(record)) throw new NotFoundError(`service ${record.id} not found`)
+    const before = request.ownedService as ServiceRecord
+    // Price, network and payTo changes all re-probe: exactly the changes that move attribution.
+    // A service that moved to another payTo must not keep the figures of the one it left.
+    const moved = before.network !== record.network || payToKey(before.paymentAddress) !== payToKey(record.paymentAddress)
+    const stored = reprobe ? await refreshUsage(request, record, [pairOf(before), { ...pairOf(record), always: moved && before.usage !== null }]) : record
     app.searchIndex.indexer.notify()
     if (reprobe) app.prober.enqueue(record.id)
-    return toService(record)
+    return toService(stored)
   })
 
   app.delete('/api/services/:id', {
@@ -201,8 +256,9 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null(), 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
     }
   }, async (request, reply) => {
-    const { id } = request.ownedService as ServiceRecord
-    if (!await app.store.deleteService(id)) throw new NotFoundError(`service ${id} not found`)
+    const deleted = request.ownedService as ServiceRecord
+    if (!await app.store.deleteService(deleted.id)) throw new NotFoundError(`service ${deleted.id} not found`)
+    await refreshUsage(request, deleted, [pairOf(deleted)])
     app.searchIndex.indexer.notify()
     return await reply.code(204).send(null)
   })

@@ -13,6 +13,8 @@ import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/dom
 import { nameSortKey } from '../../src/domain/sort-keys.js'
 import { payToKey } from '../../src/domain/pay-to.js'
 import { computeTrustScore } from '../../src/domain/trust.js'
+import { usageChangesListing } from '../../src/domain/lifecycle.js'
+import { CHAIN_CHECKPOINT_HISTORY, type PaymentRecord, type ServiceUsage } from '../../src/domain/payment.js'
 import { openCatalogStore } from '../../src/adapters.js'
 import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
 
@@ -445,5 +447,193 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const seen = await store.latestSeq()
     await store.deleteService((records[2] as ServiceRecord).id)
     t.same((await store.changesSince(seen, 10)).map((c) => [c.id, c.service]), [[(records[2] as ServiceRecord).id, null]], 'an indexer at the old head sees the deletion')
+  })
+
+  paymentsContract(t, open)
+}
+
+const BASE = 'eip155:8453'
+const PAY_TO_A = '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+const PAY_TO_B = '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'
+
+/** A payment to PAY_TO_A on BASE unless overridden; txHash from block and logIndex. */
+function payment (blockNumber: number, logIndex: number, overrides: Partial<PaymentRecord> = {}): PaymentRecord {
+  return {
+    network: BASE,
+    txHash: `0x${blockNumber.toString(16).padStart(32, '0')}${logIndex.toString(16).padStart(32, '0')}`,
+    logIndex,
+    blockNumber,
+    blockHash: `0x${blockNumber.toString(16).padStart(64, 'b')}`,
+    at: new Date(Date.UTC(2026, 0, 1) + blockNumber * 60_000).toISOString(),
+    payer: '0x1000000000000000000000000000000000000001',
+    payTo: PAY_TO_A,
+    amount: '1000',
+    serviceId: null,
+    ...overrides
+  }
+}
+
+const keyOf = (p: PaymentRecord): string => `${p.blockNumber}:${p.logIndex}`
+
+/** Payments, checkpoints and usage: what the chain watcher and the usage figures rely on. */
+function paymentsContract (t: Test, open: OpenStore): void {
+  t.test('commitChainScan stores each (network, txHash, logIndex) once and returns how many were new', async (t) => {
+    const store = await open(t)
+    t.equal(await store.getChainScanState(BASE), null, 'nothing scanned yet')
+    const first = [payment(10, 0), payment(10, 1), payment(11, 0, { serviceId: 'svc_aaaaaaaaaaaaaaaaaaaaaaaa' })]
+    t.equal(await store.commitChainScan(BASE, { payments: first }), 3)
+    t.equal(await store.commitChainScan(BASE, { payments: first }), 0, 'a re-scan of the same range adds nothing')
+    const changed = { ...payment(10, 0), amount: '999', payer: '0x2000000000000000000000000000000000000002' }
+    t.equal(await store.commitChainScan(BASE, { payments: [changed, payment(12, 3)] }), 1, 'only the new one counts')
+    const page = await store.listPayments({ network: BASE, payTo: PAY_TO_A }, { limit: 10, offset: 0 })
+    t.equal(page.total, 4)
+    t.same(page.items.find((p) => keyOf(p) === '10:0'), payment(10, 0), 'a stored payment is left as it was, field for field')
+    t.same(page.items.find((p) => keyOf(p) === '11:0'), first[2], 'serviceId round-trips')
+    t.equal(await store.commitChainScan('eip155:84532', { payments: [{ ...payment(10, 0), network: 'eip155:84532' }] }), 1, 'the same tx hash and log index on another network is another payment')
+  })
+
+  t.test('checkpoints: newest first, at most CHAIN_CHECKPOINT_HISTORY; scanned payTos per network', async (t) => {
+    const store = await open(t)
+    const total = CHAIN_CHECKPOINT_HISTORY + 5
+    for (let block = 1; block <= total; block++) {
+      await store.commitChainScan(BASE, { payments: [], checkpoint: { blockNumber: block * 10, blockHash: `0x${block.toString(16).padStart(64, '0')}` } })
+    }
+    const state = await store.getChainScanState(BASE)
+    t.equal(state?.network, BASE)
+    t.equal(state?.checkpoints.length, CHAIN_CHECKPOINT_HISTORY, 'older checkpoints trimmed')
+    t.same(state?.checkpoints[0], { blockNumber: total * 10, blockHash: `0x${total.toString(16).padStart(64, '0')}` }, 'the tip first')
+    t.same(state?.checkpoints.map((c) => c.blockNumber), Array.from({ length: CHAIN_CHECKPOINT_HISTORY }, (_, i) => (total - i) * 10), 'newest first, no gap')
+    t.same(state?.payTos, {}, 'no payTo scanned yet')
+
+    await store.commitChainScan(BASE, { payments: [], scanned: { payTos: [PAY_TO_A, PAY_TO_B], block: 100 } })
+    await store.commitChainScan(BASE, { payments: [], scanned: { payTos: [PAY_TO_A], block: 150 } })
+    t.same((await store.getChainScanState(BASE))?.payTos, { [PAY_TO_A]: 150, [PAY_TO_B]: 100 }, 'each payTo keeps its own scanned-through block')
+    t.equal(await store.getChainScanState('eip155:84532'), null, 'another network has its own state')
+    await store.commitChainScan('eip155:84532', { payments: [], scanned: { payTos: [PAY_TO_B], block: 7 } })
+    t.same(await store.getChainScanState('eip155:84532'), { network: 'eip155:84532', checkpoints: [], payTos: { [PAY_TO_B]: 7 } }, 'scanned payTos alone are a state')
+  })
+
+  t.test('rewindChain drops what was scanned above a block and names the payTos that lost payments', async (t) => {
+    const store = await open(t)
+    const payToC = '0xcccccccccccccccccccccccccccccccccccccccc'
+    const payToD = '0xdddddddddddddddddddddddddddddddddddddddd'
+    await store.commitChainScan(BASE, {
+      payments: [payment(10, 0), payment(30, 0), payment(20, 0, { payTo: PAY_TO_B }), payment(25, 1, { payTo: payToC })],
+      scanned: { payTos: [PAY_TO_A, PAY_TO_B, payToC], block: 30 }
+    })
+    await store.commitChainScan(BASE, { payments: [], scanned: { payTos: [payToD], block: 15 } })
+    for (const block of [10, 20, 30]) await store.commitChainScan(BASE, { payments: [], checkpoint: { blockNumber: block, blockHash: `0x${String(block).padStart(64, '0')}` } })
+    const other = { ...payment(30, 0), network: 'eip155:84532' }
+    await store.commitChainScan('eip155:84532', { payments: [other], checkpoint: { blockNumber: 30, blockHash: '0x30' } })
+
+    t.same((await store.rewindChain(BASE, 20)).sort(), [PAY_TO_A, payToC].sort(), 'payTos whose payments above block 20 were deleted')
+    const state = await store.getChainScanState(BASE)
+    t.same(state?.checkpoints.map((c) => c.blockNumber), [20, 10], 'checkpoints above the block are gone')
+    t.same(state?.payTos, { [PAY_TO_A]: 20, [PAY_TO_B]: 20, [payToC]: 20, [payToD]: 15 }, 'scanned blocks lowered to it, lower ones kept')
+    t.same((await store.listPayments({ network: BASE, payTo: PAY_TO_A }, { limit: 10, offset: 0 })).items.map(keyOf), ['10:0'])
+    t.equal((await store.listPayments({ network: BASE, payTo: PAY_TO_B }, { limit: 10, offset: 0 })).total, 1, 'a payment at the block itself stays')
+    t.equal((await store.listPayments({ network: BASE, payTo: payToC }, { limit: 10, offset: 0 })).total, 0)
+    t.equal((await store.listPayments({ network: 'eip155:84532', payTo: PAY_TO_A }, { limit: 10, offset: 0 })).total, 1, 'another network is untouched')
+    t.same(await store.rewindChain(BASE, 20), [], 'nothing left above it')
+    t.equal(await store.commitChainScan(BASE, { payments: [payment(30, 0)] }), 1, 'a payment rewound away can be stored again when re-scanned')
+  })
+
+  t.test('listPayments: one (network, payTo), newest first by block then log index, paged, with the total', async (t) => {
+    const store = await open(t)
+    const mine = [payment(5, 2), payment(7, 0), payment(5, 9), payment(9, 1, { amount: '2000' }), payment(7, 4)]
+    await store.commitChainScan(BASE, { payments: [...mine, payment(8, 0, { payTo: PAY_TO_B })] })
+    await store.commitChainScan('eip155:84532', { payments: [{ ...payment(6, 0), network: 'eip155:84532' }] })
+    const all = await store.listPayments({ network: BASE, payTo: PAY_TO_A }, { limit: 10, offset: 0 })
+    t.same(all.items.map(keyOf), ['9:1', '7:4', '7:0', '5:9', '5:2'])
+    t.equal(all.total, 5, 'another payTo and another network are not counted')
+    const page = await store.listPayments({ network: BASE, payTo: PAY_TO_A }, { limit: 2, offset: 1 })
+    t.same(page.items.map(keyOf), ['7:4', '7:0'])
+    t.equal(page.total, 5, 'the total of the filter, not of the page')
+    t.same((await store.listPayments({ network: BASE, payTo: PAY_TO_A }, { limit: 2, offset: 5 })).items, [], 'past the end: empty')
+    const priced = await store.listPayments({ network: BASE, payTo: PAY_TO_A, amount: '1000' }, { limit: 10, offset: 0 })
+    t.same([priced.items.map(keyOf), priced.total], [['7:4', '7:0', '5:9', '5:2'], 4], 'amount filter')
+    const excluded = await store.listPayments({ network: BASE, payTo: PAY_TO_A, excludeAmounts: ['1000'] }, { limit: 10, offset: 0 })
+    t.same([excluded.items.map(keyOf), excluded.total], [['9:1'], 1], 'excludeAmounts filter')
+  })
+
+  t.test('summarizePayments: count, exact total, distinct payers and the newest time, under every filter', async (t) => {
+    const store = await open(t)
+    const big = '9007199254740993' // 2^53 + 1: a double would round it
+    const payerX = '0x1000000000000000000000000000000000000001'
+    const payerY = '0x2000000000000000000000000000000000000002'
+    await store.commitChainScan(BASE, {
+      payments: [
+        payment(1, 0, { payer: payerX, amount: big, at: '2026-01-01T00:00:00.000Z' }),
+        payment(2, 0, { payer: payerX, amount: big, at: '2026-01-10T00:00:00.000Z' }),
+        payment(3, 0, { payer: payerY, amount: '1000', at: '2026-01-20T00:00:00.000Z' }),
+        payment(4, 0, { payer: payerY, amount: '2500', at: '2026-01-30T00:00:00.000Z' }),
+        payment(5, 0, { payTo: PAY_TO_B, amount: '7', at: '2026-02-01T00:00:00.000Z' })
+      ]
+    })
+    const filter = { network: BASE, payTo: PAY_TO_A }
+    t.same(await store.summarizePayments(filter), { count: 4, totalAtomic: '18014398509485486', uniquePayers: 2, lastAt: '2026-01-30T00:00:00.000Z' }, 'beyond 2^53, summed exactly')
+    t.same(await store.summarizePayments({ ...filter, since: '2026-01-10T00:00:00.000Z' }), { count: 3, totalAtomic: '9007199254744493', uniquePayers: 2, lastAt: '2026-01-30T00:00:00.000Z' }, 'since is inclusive')
+    t.same(await store.summarizePayments({ ...filter, amount: big }), { count: 2, totalAtomic: '18014398509481986', uniquePayers: 1, lastAt: '2026-01-10T00:00:00.000Z' }, 'an amount beyond 2^53 is matched exactly')
+    t.same(await store.summarizePayments({ ...filter, amount: '9007199254740992' }), { count: 0, totalAtomic: '0', uniquePayers: 0, lastAt: null }, '2^53 is not 2^53 + 1')
+    t.same(await store.summarizePayments({ ...filter, excludeAmounts: [big, '2500'] }), { count: 1, totalAtomic: '1000', uniquePayers: 1, lastAt: '2026-01-20T00:00:00.000Z' })
+    t.same(await store.summarizePayments({ ...filter, excludeAmounts: [] }), await store.summarizePayments(filter), 'no amounts excluded: all')
+    t.same(await store.summarizePayments({ network: BASE, payTo: '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee' }), { count: 0, totalAtomic: '0', uniquePayers: 0, lastAt: null }, 'none: zeros and no time')
+    t.same(await store.summarizePayments({ network: BASE, payTo: PAY_TO_A.toUpperCase().replace(/^0X/, '0x') }), await store.summarizePayments(filter), 'an EVM payTo in any case')
+  })
+
+  t.test('payTosOn and servicesByPayTo: the services listed with a (network, payTo), EVM case-insensitively', async (t) => {
+    const store = await open(t)
+    const [a, b, c, d] = demoRecords().filter((r) => r.network === BASE) as [ServiceRecord, ServiceRecord, ServiceRecord, ServiceRecord]
+    t.ok(d !== undefined, 'the demo has four services on Base')
+    const shared = '0xAbCdEf00000000000000000000000000000000aA'
+    await store.insertServices([
+      { ...a, paymentAddress: shared, createdAt: '2025-01-02T00:00:00.000Z' },
+      { ...b, paymentAddress: shared.toLowerCase(), createdAt: '2025-01-01T00:00:00.000Z' },
+      { ...c, paymentAddress: PAY_TO_B },
+      { ...d, paymentAddress: shared, network: 'eip155:84532', supportedChains: ['eip155:84532'] }
+    ])
+    t.same((await store.payTosOn(BASE)).sort(), [shared.toLowerCase(), PAY_TO_B].sort(), 'distinct, as payToKey')
+    t.same(await store.payTosOn('eip155:1'), [])
+    for (const asked of [shared, shared.toLowerCase(), shared.toUpperCase().replace(/^0X/, '0x')]) {
+      t.same((await store.servicesByPayTo(BASE, asked)).map((r) => r.id), [b.id, a.id], `${asked}: oldest first, the other network's left out`)
+    }
+    t.same((await store.servicesByPayTo(BASE, shared))[1], { ...a, paymentAddress: shared, createdAt: '2025-01-02T00:00:00.000Z' }, 'whole records')
+    t.same(await store.servicesByPayTo(BASE, '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'), [])
+  })
+
+  t.test('recordUsage: figures kept with the trust score they give; a change-feed event only when the listing shows it', async (t) => {
+    const store = await open(t)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    const verified: ServiceRecord = { ...a, status: 'verified', uptimeScore: 100, trustScore: computeTrustScore({ status: 'verified', uptimeScore: 100, usage: null }) }
+    await store.insertServices([verified, b])
+    const usage: ServiceUsage = {
+      txCount: 120,
+      revenueAtomic: '9007199254740993',
+      uniquePayers: 30,
+      lastPaymentAt: '2026-01-30T00:00:00.000Z',
+      txCount30d: 12,
+      revenue30dAtomic: '12000',
+      uniquePayers30d: 4,
+      scope: 'service',
+      computedAt: '2026-02-01T00:00:00.000Z'
+    }
+    const trustScore = computeTrustScore({ status: 'verified', uptimeScore: 100, usage })
+    t.ok(trustScore > verified.trustScore, 'the figures raise the score')
+    const before = await store.latestSeq()
+    const stored = await store.recordUsage(a.id, usage)
+    t.same(stored, { ...verified, usage, trustScore }, 'answers the service as stored')
+    t.same(await store.getService(a.id), { ...verified, usage, trustScore }, 'usage round-trips field for field, revenue beyond 2^53 included')
+    const changes = await store.changesSince(before, 10)
+    t.same(changes.map((c) => [c.id, c.service?.trustScore]), [[a.id, trustScore]], 'first figures: one change-feed event')
+    t.equal(usageChangesListing({ ...verified, usage, trustScore }, { usage: { ...usage, revenueAtomic: '1', computedAt: '2026-02-02T00:00:00.000Z' }, trustScore }), false)
+    const head = await store.latestSeq()
+    await store.recordUsage(a.id, { ...usage, revenueAtomic: '1', computedAt: '2026-02-02T00:00:00.000Z' })
+    t.equal(await store.latestSeq(), head, 'revenue and computedAt alone move nothing search or export shows: no event')
+    t.equal((await store.getService(a.id))?.usage?.revenueAtomic, '1', 'but they are stored')
+    await store.recordUsage(a.id, { ...usage, txCount30d: 13 })
+    t.ok(await store.latestSeq() > head, '30-day calls are exported: an event')
+    const listed = await store.listServiceJson({}, { field: 'trustScore', order: 'desc' }, { limit: 1, offset: 0 })
+    t.equal((JSON.parse(Buffer.from(listed.json).toString()) as Array<{ id: string, trustScore: number }>)[0]?.trustScore, trustScore, 'lists show the new score')
+    t.equal(await store.recordUsage('svc_aaaaaaaaaaaaaaaaaaaaaaaa', usage), null, 'no such service')
   })
 }

@@ -30,9 +30,9 @@ test('a registration is probed soon after its 201 and becomes verified; status s
   const id = res.json().id as string
   await until(async () => (await app.inject(`/api/services/${id}/status`)).json().status === 'verified', 'verified')
   const status = (await app.inject(`/api/services/${id}/status`)).json()
-  t.match(status, { status: 'verified', uptimeScore: 100, txCount: 0, totalRevenue: 0, lastProbe: { matched: true, httpStatus: 402, reason: 'matches the registration' } })
+  t.match(status, { status: 'verified', uptimeScore: 100, txCount: 0, totalRevenue: 0, revenueSource: 'none', lastProbe: { matched: true, httpStatus: 402, reason: 'matches the registration' } })
   t.equal(status.lastChecked, status.lastProbe.checkedAt)
-  t.equal(status.trustScore, 80, 'verified 40 + uptime 40')
+  t.equal(status.trustScore, 75, 'verified 40 + uptime 35, no traffic')
   const detail = (await app.inject(`/api/services/${id}`)).json()
   t.equal(detail.status, 'verified')
   await app.searchReady()

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
+import { payToKey } from '../../src/domain/pay-to.js'
 import { build, register, validBody } from '../helper.js'
 
 interface AgentService {
@@ -85,8 +86,25 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const detail = payload<AgentService & { monitoring: { uptimeScore: number | null, txCount: number } }>(await call('get_service', { id: top.id }))
   t.equal(detail.id, top.id)
   t.equal(detail.monitoring.txCount, 0)
-  const status = payload<{ id: string, status: string, trustScore: number }>(await call('get_service_status', { id: top.id }))
+  // Payments to the service's payTo, stored as the chain watcher stores them.
+  const paid = Array.from({ length: 7 }, (_, i) => ({
+    network: top.payment.network,
+    txHash: `0x${String(i + 1).padStart(64, '0')}`,
+    logIndex: 0,
+    blockNumber: 100 + i,
+    blockHash: `0x${String(i + 1).padStart(64, 'a')}`,
+    at: new Date(Date.now() - (7 - i) * 60_000).toISOString(),
+    payer: `0x${String(i % 3).repeat(40)}`,
+    payTo: payToKey(top.payment.payTo),
+    amount: top.payment.amount,
+    serviceId: top.id
+  }))
+  await app.store.commitChainScan(top.payment.network, { payments: paid })
+  const { latestPayments, ...status } = payload<{ id: string, txCount: number, latestPayments: Array<{ txHash: string }> }>(await call('get_service_status', { id: top.id }))
   t.same(status, (await app.inject(`/api/services/${top.id}/status`)).json(), 'the same status as the HTTP API')
+  t.match(status, { txCount: 7, uniquePayers: 3 }, 'with the figures of the stored payments')
+  t.same(latestPayments, (await app.inject(`/api/services/${top.id}/payments?limit=5`)).json(), 'and the newest five payments, as /payments lists them')
+  t.same(latestPayments.map((p) => p.txHash), paid.slice(2).reverse().map((p) => p.txHash))
   const categories = payload<{ categories: Array<{ id: string, count: number, nameJa: string }> }>(await call('list_categories'))
   t.same(categories.categories.map((c) => [c.id, c.count]), ((await app.inject('/api/categories')).json() as Array<{ id: string, count: number }>).map((c) => [c.id, c.count]))
 

@@ -207,6 +207,37 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     t.same(problems, [])
   })
 
+  await t.test('the detail view shows usage measured from payments and the latest ones, with their transactions', async (t) => {
+    const [storm] = (await app.inject('/api/services?query=stormtrack&limit=1')).json() as Array<{ id: string, x402Config: { paymentAddress: string, network: string } }>
+    const { id, x402Config } = storm as NonNullable<typeof storm>
+    const payments = Array.from({ length: 7 }, (_, i) => ({
+      network: x402Config.network,
+      txHash: `0x${'c'.repeat(60)}${String(i).padStart(4, '0')}`,
+      logIndex: i,
+      blockNumber: 500 + i,
+      blockHash: `0x${'d'.repeat(64)}`,
+      at: new Date(Date.now() - (7 - i) * 3_600_000).toISOString(),
+      payer: `0x${String(i % 2).repeat(40)}`,
+      payTo: x402Config.paymentAddress.toLowerCase(),
+      amount: '1500',
+      serviceId: id
+    }))
+    await app.store.commitChainScan(x402Config.network, { payments })
+    const { page, problems } = await open(`/?service=${id}`)
+    await page.locator('#curl-example').waitFor()
+    const facts = await page.locator('#detail-body').textContent() ?? ''
+    t.match(facts, /Paid calls7/)
+    t.match(facts, /Revenue \(USDC\)0\.0105/)
+    t.match(facts, /Distinct payers2/)
+    t.match(facts, /Usage measurednot measured on this network/, 'an unwatched network says its figures are not measured')
+    t.match(facts, /Figures coverthis service/)
+    t.equal(await page.locator('#detail h3', { hasText: 'Latest payments' }).count(), 1)
+    const rows = await page.locator('#detail table.payments tbody tr').allTextContents()
+    t.equal(rows.length, 5, 'the newest five')
+    t.match(rows[0], new RegExp(`0\\.0015.*${payments[6]?.txHash as string}`), 'newest first, amount in USDC and the transaction hash')
+    t.same(problems, [])
+  })
+
   await t.test('injected markup in a service renders as text', async (t) => {
     const { page, problems } = await open()
     await page.locator('#q').fill('evil quokka')

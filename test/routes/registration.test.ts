@@ -23,8 +23,23 @@ test('a valid registration is stored unverified with derived fields', async (t) 
   const fetched = await app.inject(`/api/services/${service.id as string}`)
   t.same(fetched.json(), service)
   const status = (await app.inject(`/api/services/${service.id as string}/status`)).json()
-  t.same(status, { id: service.id, trustScore: 10, status: 'unverified', uptimeScore: 0, lastChecked: null, txCount: 0, totalRevenue: 0, lastProbe: null },
-    'numbers before any figure exists, and no probe yet')
+  t.same(status, {
+    id: service.id,
+    trustScore: 10,
+    status: 'unverified',
+    uptimeScore: 0,
+    lastChecked: null,
+    txCount: 0,
+    totalRevenue: 0,
+    uniquePayers: 0,
+    lastPaymentAt: null,
+    txCount30d: 0,
+    revenue30d: 0,
+    uniquePayers30d: 0,
+    revenueSource: 'none',
+    revenueScope: 'service',
+    lastProbe: null
+  }, 'numbers before any figure exists, no watched network, and no probe yet')
 })
 
 test('name and description lengths count characters, not bytes', async (t) => {

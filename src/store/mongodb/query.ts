@@ -36,7 +36,8 @@ export function afterSeq (seq: number): { seq: { $gt: Long } } {
 
 /** A payment filter as a query on the payments collection (index network_payTo_blockNumber_logIndex). */
 export function paymentFilter (filter: PaymentFilter): Filter<PaymentDocument> {
-  const query: Record<string, unknown> = { network: { $eq: filter.network }, payTo: { $eq: filter.payTo } }
+  // Payments keep payTo as payToKey: a checksum-cased EVM address finds them too.
+  const query: Record<string, unknown> = { network: { $eq: filter.network }, payTo: { $eq: payToKey(filter.payTo) } }
   if (filter.since !== undefined) {
     const since = new Date(filter.since)
     if (Number.isNaN(since.getTime())) throw new RangeError(`since is not a date: ${filter.since}`)

@@ -534,7 +534,8 @@ export class SqliteCatalogStore implements CatalogStore {
   /** WHERE conditions and parameters of a payment filter. */
   #paymentWhere (filter: PaymentFilter): { where: string, params: unknown[] } {
     const where = ['network = ?', 'pay_to = ?']
-    const params: unknown[] = [filter.network, filter.payTo]
+    // Payments are stored with payToKey; a filter may name an EVM payTo in any case.
+    const params: unknown[] = [filter.network, payToKey(filter.payTo)]
     if (filter.since !== undefined) { where.push('at >= ?'); params.push(filter.since) }
     if (filter.amount !== undefined) { where.push('amount = ?'); params.push(BigInt(filter.amount)) }
     if (filter.excludeAmounts !== undefined && filter.excludeAmounts.length > 0) {
