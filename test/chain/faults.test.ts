@@ -119,24 +119,30 @@ test('a payTo registered after its payments is backfilled from startBlock', asyn
   t.match((await app.store.getService(earlyId))?.usage, { txCount: 1 }, 'the other payTo is untouched')
 })
 
-test('a payTo shared by two services: payments attributed by price, figures reported as shared', async (t) => {
+test('a payTo shared by two services: each counts the payments of its price, until one matches neither and both report the payTo\'s figures', async (t) => {
   const chain = await setupChain(t)
   const payTo = newAddress()
   const payer = newPayer()
   await mintUsdc(chain.anvil.rpcUrl, chain.usdc, [payer.address], 1_000_000n)
   const cheap = await startPaidServer({ rpcUrl: chain.anvil.rpcUrl, usdc: chain.usdc.address, payTo, amount: 1000n, facilitator: chain.facilitator, path: '/cheap' })
   const dear = await startPaidServer({ rpcUrl: chain.anvil.rpcUrl, usdc: chain.usdc.address, payTo, amount: 2000n, facilitator: chain.facilitator, path: '/dear' })
+  // Paid to the same payTo at a price no listed service asks: an ambiguous payment.
+  const unlisted = await startPaidServer({ rpcUrl: chain.anvil.rpcUrl, usdc: chain.usdc.address, payTo, amount: 3000n, facilitator: chain.facilitator, path: '/unlisted' })
   t.teardown(cheap.close)
   t.teardown(dear.close)
+  t.teardown(unlisted.close)
   const app = await appOn(t, [chain.chainEntry()])
   const cheapId = await registerPaid(app, cheap.url, payTo, '0.001')
   const dearId = await registerPaid(app, dear.url, payTo, '0.002')
   const payFetch = payingFetch(payer, chain.usdc.address)
   for (const url of [cheap.url, cheap.url, dear.url]) await pay(url, payFetch)
 
-  const usage = await usageWhen(app, cheapId, (u) => u.txCount === 3, 'the shared payTo counted')
-  t.match(usage, { txCount: 3, revenueAtomic: '4000', scope: 'shared' })
-  t.match((await app.store.getService(dearId))?.usage, { txCount: 3, scope: 'shared' })
+  t.match(await usageWhen(app, cheapId, (u) => u.txCount === 2, 'the cheap service\'s payments counted'), { txCount: 2, revenueAtomic: '2000', uniquePayers: 1, scope: 'service' })
+  t.match(await usageWhen(app, dearId, (u) => u.txCount === 1, 'the dear service\'s payment counted'), { txCount: 1, revenueAtomic: '2000', scope: 'service' })
   const payments = await app.store.listPayments({ network: NETWORK, payTo: payTo.toLowerCase() }, { limit: 10, offset: 0 })
   t.same(payments.items.map((p) => [p.amount, p.serviceId]).sort(), [['1000', cheapId], ['1000', cheapId], ['2000', dearId]], 'each payment goes to the service of its price')
+
+  await pay(unlisted.url, payFetch)
+  t.match(await usageWhen(app, cheapId, (u) => u.scope === 'shared', 'the ambiguous payment seen'), { txCount: 4, revenueAtomic: '7000', scope: 'shared' })
+  t.match(await usageWhen(app, dearId, (u) => u.scope === 'shared', 'the ambiguous payment seen by the other sharer'), { txCount: 4, revenueAtomic: '7000', scope: 'shared' })
 })
