@@ -6,10 +6,14 @@
  *   providers register from servers and CLIs.
  * - `X-Content-Type-Options: nosniff` on every response, errors included.
  * - URLs longer than MAX_URL_LENGTH are answered 414 before routing does any work.
+ * - An error answered before the request's body was read (401 without a valid key, 429,
+ *   415, 413) closes the connection once the answer is sent: keeping it alive would
+ *   make Node read and discard the rest of the body, 50 MB if the client says so.
  */
 import fp from 'fastify-plugin'
 import cors, { type FastifyCorsOptions } from '@fastify/cors'
-import type { FastifyInstance } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { UriTooLongError } from '../errors.js'
 
 /** Longest accepted request target (path and query), in characters. */
@@ -23,6 +27,17 @@ declare module 'fastify' {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Answers without reading the rest of the request body: `Connection: close` (so Node does
+ * not drain the body to reuse the connection), and the socket is destroyed once the
+ * answer is flushed, whatever of the body is still arriving.
+ */
+function refuseBody (raw: IncomingMessage, reply: FastifyReply): void {
+  void reply.header('connection', 'close')
+  const socket = raw.socket
+  reply.raw.once('finish', () => { socket.destroy() })
+}
 
 const READ_CORS: FastifyCorsOptions = {
   origin: '*',
@@ -47,8 +62,9 @@ export default fp(async function httpPlugin (app: FastifyInstance) {
     if (methods.some((method) => !READ_METHODS.has(method))) route.config = { ...route.config, cors: false }
   })
   await app.register(cors, READ_CORS)
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-content-type-options', 'nosniff')
+    if (reply.statusCode >= 400 && request.raw.complete === false) refuseBody(request.raw, reply)
     done(null, payload)
   })
 }, { name: 'http' })

@@ -78,3 +78,41 @@ test('a client dripping its request is answered 408 and cut off within the reque
     }
   }
 })
+
+/** Streams `total` bytes of body as fast as the server takes them, while the connection is open. */
+function stream (total: number, onWritten: (bytes: number) => void) {
+  return (socket: Socket): void => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    let written = 0
+    const more = (): void => {
+      while (written < total && socket.writable) {
+        written += chunk.length
+        onWritten(written)
+        if (!socket.write(chunk)) { socket.once('drain', more); return }
+      }
+    }
+    more()
+  }
+}
+
+test('a write refused before its body is read is answered at once and the body is not read', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const port = await listen(app)
+  const serverSockets: Socket[] = []
+  app.server.on('connection', (socket: Socket) => { serverSockets.push(socket) })
+  const BODY = 50 * 1024 * 1024
+
+  for (const [what, authorization] of [['no key', ''], ['a wrong key', 'Authorization: Bearer wrong-key-0123456789abcdef\r\n']]) {
+    let written = 0
+    const { received, closedAfterMs } = await exchange(port,
+      `POST /api/services HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\nContent-Length: ${BODY}\r\n\r\n`,
+      stream(BODY, (bytes) => { written = bytes }))
+    const server = serverSockets.at(-1) as Socket
+    t.equal(statusOf(received), 401, `${what}: 401`)
+    t.match(received, /\r\nconnection: close\r\n/i, `${what}: the answer says the connection closes`)
+    t.match(jsonOf(received), { statusCode: 401, code: 'UNAUTHORIZED' }, `${what}: the usual error`)
+    t.not(closedAfterMs, null, `${what}: the server closed the connection`)
+    t.ok(server.bytesRead < 5 * 1024 * 1024, `${what}: the server read ${server.bytesRead} bytes, not the 50 MB body`)
+    t.comment(`${what}: closed after ${String(closedAfterMs)} ms; client wrote ${written} bytes, server read ${server.bytesRead}`)
+  }
+})
