@@ -87,7 +87,8 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
-  await app.register(authPlugin, { apiKeys: config.apiKeys })
+  const { enabled, authFailures, windowMs } = config.rateLimit
+  await app.register(authPlugin, { apiKeys: config.apiKeys, ...(enabled ? { failureLimit: { max: authFailures, windowMs } } : {}) })
   await app.register(searchPlugin, { config })
   await app.register(proberPlugin, { config })
   await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
