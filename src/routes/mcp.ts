@@ -19,7 +19,8 @@ const loadMcp = async (): Promise<NonNullable<typeof mcpModules>> => {
 const mcpRoutes: FastifyPluginAsync = async (app) => {
   const deps = { store: app.store, engine: app.searchIndex.engine, tokenizer: app.searchIndex.tokenizer }
 
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+  // Read-only tools: limited as reads per client IP (a POST would count as a write).
+  app.post('/mcp', { schema: { hide: true }, config: { limitAs: 'read' } }, async (request, reply) => {
     const [{ StreamableHTTPServerTransport }, { createCatalogServer }] = await loadMcp()
     const server = createCatalogServer(deps, VERSION)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
