@@ -67,7 +67,9 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, config.requestTimeoutMs)
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, config.requestTimeoutMs),
+      // Node would answer a missing Host with a bare 400; src/plugins/http.ts answers it in JSON.
+      requireHostHeader: false
     },
     clientErrorHandler,
     frameworkErrors,

@@ -29,6 +29,8 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) reply.raw.setHeader(name, value)
     }
+    // The onSend hook that sets it on every other answer does not run for a hijacked reply.
+    reply.raw.setHeader('x-content-type-options', 'nosniff')
     reply.raw.on('close', () => {
       void transport.close()
       void server.close()
