@@ -183,7 +183,6 @@ test('bodies: only UTF-8 JSON, unencoded; Fastify codes never reach clients', as
   expectError(await post({}, 'x'.repeat(70 * 1024)), 413, 'BODY_TOO_LARGE', /64 KiB|65536/, 'too large')
   const proto = await post({}, '{"name":"x","__proto__":{"admin":true}}')
   expectError(proto, 400, 'VALIDATION_ERROR', /__proto__/, '__proto__ key')
-  t.comment(proto.body)
   t.notMatch(proto.json().message, /not valid JSON/, '__proto__ is named, not called invalid JSON')
   expectError(await post({}, '{"constructor":{"prototype":{"admin":true}}}'), 400, 'VALIDATION_ERROR', /constructor/, 'constructor.prototype')
   for (const charset of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
