@@ -32,6 +32,22 @@ export const BODY_LIMIT = 64 * 1024
 /** Longest path parameter routed; Node's 16 KiB header limit bounds URLs anyway. */
 export const MAX_PARAM_LENGTH = 8192
 
+/**
+ * An idle keep-alive connection is closed after this. Longer than the 60 s idle timeout of
+ * common load balancers (Fastify's default, kept), so a proxy never reuses a connection the
+ * catalog is closing.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000
+
+/** A connection on which nothing moves for this long (a client that stopped reading an answer) is closed. */
+export const CONNECTION_IDLE_TIMEOUT_MS = 120_000
+
+/**
+ * How often Node looks for requests past their time. It checks on an interval (30 s by
+ * default), so a request is cut at most this much after CATALOG_REQUEST_TIMEOUT_MS.
+ */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1000
+
 /** What the app is built with beside its configuration. */
 export interface AppOptions {
   /**
@@ -56,6 +72,20 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
     // start in time"). Every network wait in it is bounded by its adapter instead (MongoDB's
     // server selection, Meilisearch's request timeout).
     pluginTimeout: 0,
+    // Every request bounded in time: headers and body must arrive within requestTimeoutMs, or
+    // the client gets a 408 and the connection closes (Fastify's defaults are 0: a client
+    // dripping a byte every few seconds held its connection forever). Node's headersTimeout
+    // (60 s) would override a shorter request timeout, so both are set, and the check interval.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: CONNECTION_IDLE_TIMEOUT_MS,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, config.requestTimeoutMs),
+      // Node would answer a missing Host with a bare 400; src/plugins/http.ts answers it in JSON.
+      requireHostHeader: false
+    },
     clientErrorHandler,
     frameworkErrors,
     // A long id is still just an id no service has: 404, not find-my-way's 414 above 100 characters.
@@ -74,7 +104,8 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)
   await app.register(storePlugin, { config })
-  await app.register(authPlugin, { apiKeys: config.apiKeys })
+  const { enabled, authFailures, windowMs } = config.rateLimit
+  await app.register(authPlugin, { apiKeys: config.apiKeys, ...(enabled ? { failureLimit: { max: authFailures, windowMs } } : {}) })
   await app.register(chainNetworksPlugin, { networks: options.chainNetworks ?? config.chains.map((chain) => chain.network) })
   await app.register(searchPlugin, { config })
   await app.register(proberPlugin, { config })

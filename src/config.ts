@@ -58,6 +58,8 @@ export interface Config {
   watcher: 'embedded' | 'external'
   /** How often the watcher asks each network for its head when it has caught up. */
   chainPollMs: number
+  /** Time a client has to send a whole request (headers and body); the connection is closed past it. */
+  requestTimeoutMs: number
 }
 
 /** Requests allowed per window; `enabled: false` (CATALOG_RATE_LIMIT=0) turns every limit off. */
@@ -70,6 +72,10 @@ export interface RateLimitConfig {
   intentSearches: number
   /** Writes (POST/PATCH/PUT/DELETE) per authenticated API key owner. */
   writes: number
+  /** Failed authentications (missing, invalid or revoked key) per client IP; past it even a good key waits out the window. */
+  authFailures: number
+  /** Keyword searches (/api/catalog/search, the page's search-as-you-type) per client IP, apart from reads. */
+  searches: number
 }
 
 export type StoreConfig =
@@ -132,6 +138,9 @@ const ENV = Type.Object({
   CATALOG_RATE_LIMIT_READS: integer(600, 1, 1_000_000),
   CATALOG_RATE_LIMIT_INTENT: integer(60, 1, 1_000_000),
   CATALOG_RATE_LIMIT_WRITES: integer(60, 1, 1_000_000),
+  CATALOG_RATE_LIMIT_AUTH_FAILURES: integer(20, 1, 1_000_000),
+  CATALOG_RATE_LIMIT_SEARCH: integer(1200, 1, 1_000_000),
+  CATALOG_REQUEST_TIMEOUT_MS: integer(30_000, 100, 600_000),
   CATALOG_STORE: StringEnum(['sqlite', 'mongodb'], { default: 'sqlite', description: 'sqlite or mongodb' }),
   MONGO_URL: Type.Optional(Type.String({
     description: 'a mongodb:// or mongodb+srv:// URL naming the database, e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0'
@@ -254,8 +263,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: 1000 * parsed.CATALOG_RATE_LIMIT_WINDOW_S,
       reads: parsed.CATALOG_RATE_LIMIT_READS,
       intentSearches: parsed.CATALOG_RATE_LIMIT_INTENT,
-      writes: parsed.CATALOG_RATE_LIMIT_WRITES
+      writes: parsed.CATALOG_RATE_LIMIT_WRITES,
+      authFailures: parsed.CATALOG_RATE_LIMIT_AUTH_FAILURES,
+      searches: parsed.CATALOG_RATE_LIMIT_SEARCH
     },
+    requestTimeoutMs: parsed.CATALOG_REQUEST_TIMEOUT_MS,
     probeIntervalS: parsed.CATALOG_PROBE_INTERVAL_S,
     probeTimeoutMs: parsed.CATALOG_PROBE_TIMEOUT_MS,
     probeAllowPrivate: parsed.CATALOG_PROBE_ALLOW_PRIVATE === '1',

@@ -74,6 +74,27 @@ export class RateLimitedError extends CatalogError {
   }
 }
 
+/** A request body the catalog does not read: not JSON, not UTF-8, or compressed. */
+export class UnsupportedMediaTypeError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'UNSUPPORTED_MEDIA_TYPE', 415)
+  }
+}
+
+/** A JSON body that does not parse. */
+export class InvalidJsonError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'INVALID_JSON', 400)
+  }
+}
+
+/** A request broken at the HTTP level (no Host, a method the catalog does not speak). */
+export class BadRequestError extends CatalogError {
+  constructor (message: string) {
+    super(message, 'BAD_REQUEST', 400)
+  }
+}
+
 export class UriTooLongError extends CatalogError {
   constructor (maxLength: number) {
     super(`the request URL is longer than ${maxLength} characters`, 'URI_TOO_LONG', 414)

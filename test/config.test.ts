@@ -27,7 +27,11 @@ test('cache and rate-limit sizes from the environment', async (t) => {
   t.equal(loadConfig({ CATALOG_RESPONSE_CACHE: '0' }).responseCacheBytes, 0, 'the old variable still turns the cache off')
   t.equal(loadConfig({ CATALOG_RATE_LIMIT: '0' }).rateLimit.enabled, false)
   t.same(loadConfig({ CATALOG_RATE_LIMIT_WINDOW_S: '10', CATALOG_RATE_LIMIT_READS: '5', CATALOG_RATE_LIMIT_INTENT: '2', CATALOG_RATE_LIMIT_WRITES: '3' }).rateLimit,
-    { enabled: true, windowMs: 10_000, reads: 5, intentSearches: 2, writes: 3 })
+    { enabled: true, windowMs: 10_000, reads: 5, intentSearches: 2, writes: 3, authFailures: 20, searches: 1200 })
+  t.match(loadConfig({ CATALOG_RATE_LIMIT_AUTH_FAILURES: '7', CATALOG_RATE_LIMIT_SEARCH: '300' }).rateLimit, { authFailures: 7, searches: 300 })
+  t.equal(loadConfig({}).requestTimeoutMs, 30_000)
+  t.equal(loadConfig({ CATALOG_REQUEST_TIMEOUT_MS: '5000' }).requestTimeoutMs, 5000)
+  t.throws(() => loadConfig({ CATALOG_REQUEST_TIMEOUT_MS: '0' }), { message: /^CATALOG_REQUEST_TIMEOUT_MS must be an integer from 100/ }, 'no way to turn the request bound off')
 })
 
 test('bad values are refused with a message naming the variable', async (t) => {
@@ -42,7 +46,7 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE_MB: 'lots' }), { message: /CATALOG_RESPONSE_CACHE_MB/ })
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '2000' }), { message: /CATALOG_RESPONSE_CACHE \(an entry count\) is replaced by CATALOG_RESPONSE_CACHE_MB/ }, 'the old entry-count variable is refused, naming its replacement')
   t.throws(() => loadConfig({ CATALOG_RATE_LIMIT: 'yes' }), { message: /CATALOG_RATE_LIMIT must be 1 \(on\) or 0 \(off\)/ })
-  for (const name of ['CATALOG_RATE_LIMIT_WINDOW_S', 'CATALOG_RATE_LIMIT_READS', 'CATALOG_RATE_LIMIT_INTENT', 'CATALOG_RATE_LIMIT_WRITES']) {
+  for (const name of ['CATALOG_RATE_LIMIT_WINDOW_S', 'CATALOG_RATE_LIMIT_READS', 'CATALOG_RATE_LIMIT_INTENT', 'CATALOG_RATE_LIMIT_WRITES', 'CATALOG_RATE_LIMIT_AUTH_FAILURES', 'CATALOG_RATE_LIMIT_SEARCH']) {
     t.throws(() => loadConfig({ [name]: '0' }), { message: new RegExp(`^${name} must be an integer from 1`) })
     t.throws(() => loadConfig({ [name]: '1.5' }), { message: new RegExp(name) })
   }

@@ -46,7 +46,7 @@ CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see REA
     if (config.probeIntervalS === 0) throw new ConfigError('CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off): the prober has nothing to do')
     const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
     const store = await openCatalogStore(config)
-    const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
+    const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate, perAddress: config.probePerHost })
     const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
     const scheduler = new ProbeScheduler({
       store, monitor, logger, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded, keepProcessAlive: true

@@ -1,15 +1,21 @@
 /**
  * Bearer API keys. Bootstrap keys come from CATALOG_API_KEYS, operator keys from the
  * store (npm run keys). Only hashes are compared, in constant time; keys are never logged.
+ *
+ * Failed authentications are counted per client IP (CATALOG_RATE_LIMIT_AUTH_FAILURES per
+ * window): the write limiter counts per key owner, so it runs after authentication and never
+ * saw a wrong key. Past the budget every authentication from that address, a good key's
+ * included, is a 429 until the window ends, answered before any hash or store look-up.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { normalizeIP } from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bootstrapOwnerId, hashApiKey, sameHash } from '../domain/api-keys.js'
-import { UnauthorizedError } from '../errors.js'
+import { RateLimitedError, UnauthorizedError } from '../errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    authenticate: (request: FastifyRequest) => Promise<void>
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   }
   interface FastifyRequest {
     /** Owner id of the API key that authenticated this request. */
@@ -17,14 +23,63 @@ declare module 'fastify' {
   }
 }
 
-export default fp(async function authPlugin (app: FastifyInstance, opts: { apiKeys: readonly string[] }) {
+export interface AuthOptions {
+  apiKeys: readonly string[]
+  /** Failed authentications allowed per client IP per window; undefined: not limited. */
+  failureLimit?: { max: number, windowMs: number }
+}
+
+/** Addresses tracked at once; past it the oldest window is forgotten (bounds memory under a spray of addresses). */
+export const MAX_TRACKED_ADDRESSES = 100_000
+
+/** Fixed-window counts of failed authentications per address. */
+export class FailureCounter {
+  readonly #windows = new Map<string, { count: number, resetAt: number }>()
+
+  constructor (readonly max: number, readonly windowMs: number) {}
+
+  /** Seconds until `address` may try again; 0 when it may now. */
+  retryAfter (address: string, now: number): number {
+    const window = this.#windows.get(address)
+    if (window === undefined) return 0
+    if (window.resetAt <= now) {
+      this.#windows.delete(address)
+      return 0
+    }
+    return window.count >= this.max ? Math.ceil((window.resetAt - now) / 1000) : 0
+  }
+
+  record (address: string, now: number): void {
+    const window = this.#windows.get(address)
+    if (window !== undefined && window.resetAt > now) {
+      window.count++
+      return
+    }
+    this.#windows.delete(address)
+    if (this.#windows.size >= MAX_TRACKED_ADDRESSES) this.#windows.delete(this.#windows.keys().next().value as string)
+    this.#windows.set(address, { count: 1, resetAt: now + this.windowMs })
+  }
+}
+
+export default fp(async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   const bootstrapHashes = opts.apiKeys.map(hashApiKey)
+  const failures = opts.failureLimit === undefined ? undefined : new FailureCounter(opts.failureLimit.max, opts.failureLimit.windowMs)
   app.decorateRequest('ownerId', null)
 
-  app.decorate('authenticate', async function authenticate (request: FastifyRequest) {
+  app.decorate('authenticate', async function authenticate (request: FastifyRequest, reply: FastifyReply) {
+    const address = normalizeIP(request.ip)
+    const wait = failures?.retryAfter(address, Date.now()) ?? 0
+    if (wait > 0) {
+      void reply.header('retry-after', String(wait))
+      throw new RateLimitedError(`too many failed authentications from this address (at most ${failures?.max ?? 0} per ${(failures?.windowMs ?? 0) / 1000} s); retry in ${wait} seconds`)
+    }
+    const refuse = (message: string): UnauthorizedError => {
+      failures?.record(address, Date.now())
+      return new UnauthorizedError(message)
+    }
     const header = request.headers.authorization
     const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header)
-    if (match === null) throw new UnauthorizedError('Authorization: Bearer <api key> is required')
+    if (match === null) throw refuse('Authorization: Bearer <api key> is required')
     const hash = hashApiKey(match[1] as string)
     // Visit every bootstrap hash so timing does not reveal which one matched.
     let bootstrapMatch: string | null = null
@@ -36,7 +91,7 @@ export default fp(async function authPlugin (app: FastifyInstance, opts: { apiKe
       return
     }
     const stored = await app.store.findActiveApiKeyByHash(hash)
-    if (stored === null || !sameHash(stored.hash, hash)) throw new UnauthorizedError('invalid or revoked API key')
+    if (stored === null || !sameHash(stored.hash, hash)) throw refuse('invalid or revoked API key')
     request.ownerId = stored.id
   })
 }, { name: 'auth', dependencies: ['store'] })

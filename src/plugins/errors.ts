@@ -45,11 +45,16 @@ export default fp(async function errorsPlugin (app: FastifyInstance) {
     if (error instanceof CatalogError && error.code === 'UNAUTHORIZED') {
       void reply.header('www-authenticate', 'Bearer realm="x402-catalog"')
     }
+    // Only the catalog's own codes reach clients: Fastify's and libraries' (FST_ERR_…) are
+    // implementation names that change between versions.
+    const [code, message] = error instanceof CatalogError
+      ? [error.code, error.message]
+      : statusCode >= 500 ? ['INTERNAL_ERROR', 'Internal Server Error'] : foreignError(error, statusCode, request, app.initialConfig.bodyLimit)
     return await reply.code(statusCode).send({
       statusCode,
-      code: error.code ?? 'INTERNAL_ERROR',
+      code,
       error: STATUS_CODES[statusCode] ?? 'Error',
-      message: statusCode >= 500 && !(error instanceof CatalogError) ? 'Internal Server Error' : error.message,
+      message,
       ...(error.field === undefined ? {} : { field: error.field })
     })
   })
@@ -64,6 +69,35 @@ export default fp(async function errorsPlugin (app: FastifyInstance) {
     })
   })
 }, { name: 'errors' })
+
+/** Codes by status for client errors the catalog did not raise itself. */
+const STATUS_CODE_NAMES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED'
+}
+
+/** The catalog's code and a plain message for a 4xx raised by Fastify or a library. */
+function foreignError (error: FastifyError, statusCode: number, request: FastifyRequest, bodyLimit: number | undefined): [string, string] {
+  const code = STATUS_CODE_NAMES[statusCode] ?? 'BAD_REQUEST'
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const type = request.headers['content-type']
+      return [code, `the body must be JSON (Content-Type: application/json), got ${type === undefined ? 'no Content-Type' : type.split(';')[0]?.trim() ?? type}`]
+    }
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return [code, `the body is larger than ${bodyLimit === undefined ? 'the limit' : `${bodyLimit / 1024} KiB`}`]
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return [code, 'the body does not match its Content-Length']
+    default:
+      return [code, error.message]
+  }
+}
 
 /**
  * Errors Fastify's router raises before any route or hook runs (Fastify's
@@ -83,6 +117,28 @@ export function frameworkErrors (error: FastifyError, _request: FastifyRequest, 
 /** Request line (method, target, version) of a raw packet that starts one, e.g. "GET /x HTTP/1.1". */
 const REQUEST_LINE_START = /^[A-Z]+ \//
 
+// eslint-disable-next-line no-control-regex -- ASCII is exactly what is asked about
+const NON_ASCII = /[^\x00-\x7f]/
+
+/**
+ * Node's parser refuses a URL holding raw non-ASCII bytes (curl sends `?query=天気` as it is
+ * typed). When the refused packet's request line holds some, say the URL must be
+ * percent-encoded and show the curl that does it; null otherwise.
+ */
+export function unencodedUrl (packet: Buffer): string | null {
+  const lineEnd = packet.indexOf('\r\n')
+  const line = packet.subarray(0, lineEnd === -1 ? Math.min(packet.length, MAX_URL_LENGTH) : lineEnd).toString('utf8')
+  if (!REQUEST_LINE_START.test(line) || !NON_ASCII.test(line)) return null
+  const target = line.slice(line.indexOf(' ') + 1).replace(/ HTTP\/[\d.]+$/, '')
+  const queryAt = target.indexOf('?')
+  const path = queryAt === -1 ? target : target.slice(0, queryAt)
+  const parameter = queryAt === -1 ? undefined : target.slice(queryAt + 1).split('&').find((part) => NON_ASCII.test(part))
+  const base = 'the URL must be percent-encoded: it holds characters outside ASCII'
+  if (parameter === undefined || parameter.length > 200) return `${base} (encode them as UTF-8 %XX escapes, e.g. with encodeURIComponent)`
+  const quoted = `'${parameter.replaceAll("'", "'\\''")}'`
+  return `${base}; let the client encode the query, e.g. curl -G --data-urlencode ${quoted} 'http://<catalog>${path.slice(0, 200)}'`
+}
+
 /**
  * Errors Node's HTTP parser answers before Fastify sees a request (a header section over
  * the server's limit, malformed HTTP, timeouts), in the same JSON shape as every other
@@ -94,20 +150,24 @@ export function clientErrorHandler (this: FastifyInstance, err: ConnectionError,
   let statusCode = 400
   let code = 'BAD_REQUEST'
   let message = 'the request is not valid HTTP'
+  // Node sets rawPacket to the Buffer being parsed (Fastify's type says otherwise).
+  const raw: unknown = err.rawPacket
+  const packet = Buffer.isBuffer(raw) ? raw.subarray(0, 64 * 1024) : Buffer.alloc(0)
+  const unencoded = unencodedUrl(packet)
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     [statusCode, code, message] = [408, 'REQUEST_TIMEOUT', 'the request was not received in time']
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     // The parser counts the request line as part of the header section; when the packet
     // that overflowed starts a request whose first line never ends, the URL is at fault.
-    // Node sets rawPacket to the Buffer being parsed (Fastify's type says otherwise).
-    const raw: unknown = err.rawPacket
-    const packet = Buffer.isBuffer(raw) ? raw.subarray(0, 64 * 1024).toString('latin1') : ''
-    const lineEnd = packet.indexOf('\r\n')
-    if (REQUEST_LINE_START.test(packet) && (lineEnd === -1 || lineEnd > MAX_URL_LENGTH)) {
+    const text = packet.toString('latin1')
+    const lineEnd = text.indexOf('\r\n')
+    if (REQUEST_LINE_START.test(text) && (lineEnd === -1 || lineEnd > MAX_URL_LENGTH)) {
       [statusCode, code, message] = [414, 'URI_TOO_LONG', `the request URL is longer than ${MAX_URL_LENGTH} characters`]
     } else {
       [statusCode, code, message] = [431, 'HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts']
     }
+  } else if (unencoded !== null) {
+    [statusCode, code, message] = [400, 'BAD_URL', unencoded]
   }
   this.log.debug({ err }, 'client error')
   if (socket.writable) {

@@ -27,7 +27,8 @@ declare module 'fastify' {
 export default fp(async function proberPlugin (app: FastifyInstance, opts: { config: Config }) {
   const { config } = opts
   const log = app.log.child({ component: 'prober' })
-  const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate })
+  // One client for every probe path (scheduler, ownership, on-demand): its per-address cap covers them all.
+  const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate, perAddress: config.probePerHost })
   const intervalMs = config.probeIntervalS * 1000
   const monitor = new ServiceMonitor(app.store, endpointProber, intervalMs)
   const scheduler = intervalMs > 0 && config.prober === 'embedded'

@@ -5,8 +5,17 @@
  * Redirects are followed by hand, at most `maxRedirects`, each hop through the same
  * guarded connector. Timeouts cover connect, headers and body; bodies and headers are
  * capped in bytes.
+ *
+ * Probes are capped per address, not per host name: each hop resolves its host first, waits
+ * for one of `perAddress` slots of the address it resolved to (IPv4-mapped IPv6 counted as
+ * the IPv4 address), and connects to exactly that address. Every probe path (scheduler,
+ * ownership decisions, on-demand probes) goes through this one client, so four aliases of one
+ * server (`localhost`, `127.0.0.1`, `[::ffff:127.0.0.1]`, a second DNS name) share its slots.
+ * Each request closes its connection (probes of one host are an hour apart), so a slot is
+ * never held by an idle socket.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns'
+import ipaddr from 'ipaddr.js'
 import { Agent, buildConnector, request, type Dispatcher } from 'undici'
 import { BlockedAddressError, classifyAddress, ipLiteral, type AddressVerdict } from './address-guard.js'
 
@@ -27,6 +36,8 @@ export interface HttpClientOptions {
   lookup?: LookupFunction
   /** The address policy; tests widen it to let a loopback redirector through. Default: classifyAddress. */
   classify?: (address: string) => AddressVerdict
+  /** Probes in flight at once per resolved address, across every caller of this client (default 2). */
+  perAddress?: number
 }
 
 export type HttpAnswer =
@@ -36,11 +47,87 @@ export type HttpAnswer =
 export const DEFAULT_MAX_REDIRECTS = 3
 export const DEFAULT_MAX_HEADER_BYTES = 256 * 1024
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
+export const DEFAULT_PER_ADDRESS = 2
+
+/** A counting semaphore per key (an address): at most `limit` holders each, waiters served in order. */
+export class AddressSlots {
+  readonly #held = new Map<string, number>()
+  readonly #waiting = new Map<string, Array<() => void>>()
+
+  constructor (readonly limit: number) {}
+
+  /** Resolves with the release function once a slot of `key` is this caller's; rejects when `signal` aborts first. */
+  async acquire (key: string, signal: AbortSignal): Promise<() => void> {
+    signal.throwIfAborted()
+    let released = false
+    const release = (): void => {
+      if (released) return
+      released = true
+      this.#release(key)
+    }
+    const held = this.#held.get(key) ?? 0
+    if (held < this.limit) {
+      this.#held.set(key, held + 1)
+      return release
+    }
+    await new Promise<void>((resolve, reject) => {
+      const queue = this.#waiting.get(key) ?? []
+      this.#waiting.set(key, queue)
+      const onAbort = (): void => {
+        const at = queue.indexOf(grant)
+        if (at !== -1) queue.splice(at, 1)
+        if (queue.length === 0 && this.#waiting.get(key) === queue) this.#waiting.delete(key)
+        reject(signal.reason)
+      }
+      // The releasing holder hands its slot over: the count stays as it is.
+      const grant = (): void => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      }
+      queue.push(grant)
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+    return release
+  }
+
+  /** Slots of `key` held now (tests, diagnostics). */
+  held (key: string): number {
+    return this.#held.get(key) ?? 0
+  }
+
+  #release (key: string): void {
+    const queue = this.#waiting.get(key)
+    const next = queue?.shift()
+    if (queue !== undefined && queue.length === 0) this.#waiting.delete(key)
+    if (next !== undefined) { next(); return }
+    const left = (this.#held.get(key) ?? 1) - 1
+    if (left <= 0) this.#held.delete(key)
+    else this.#held.set(key, left)
+  }
+}
+
+/** The key an address is counted under: IPv4-mapped IPv6 is the IPv4 address it maps. */
+export function addressKey (address: string): string {
+  return ipaddr.isValid(address) ? ipaddr.process(address).toString() : address
+}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 function defaultLookup (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void {
   dnsLookup(hostname, options, callback)
+}
+
+/** A net.connect `lookup` over a resolver of all addresses, answering in the shape net.connect asked for. */
+function pinnedLookup (resolveAll: LookupFunction) {
+  return function lookup (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (...args: unknown[]) => void): void {
+    resolveAll(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err !== null) { callback(err); return }
+      const first = addresses[0]
+      if (first === undefined) { callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })); return }
+      if (options.all === true) callback(null, addresses)
+      else callback(null, first.address, first.family)
+    })
+  }
 }
 
 /** A net.connect `lookup` that resolves every address and refuses the lot if any is not allowed. */
@@ -77,6 +164,11 @@ function findCause<T> (err: unknown, pick: (e: Error & { code?: string }) => T |
 export class ProbeHttpClient {
   readonly #options: Required<Omit<HttpClientOptions, 'lookup' | 'classify'>>
   readonly #agent: Agent
+  readonly #slots: AddressSlots
+  /** Names resolved by a hop in flight, and the address it holds a slot of: the connector connects there. */
+  readonly #pinned = new Map<string, { address: LookupAddress, users: number }>()
+  readonly #lookupAll: LookupFunction
+  readonly #classify: (address: string) => AddressVerdict
 
   constructor (options: HttpClientOptions) {
     const { lookup: _lookup, classify: _classify, ...rest } = options
@@ -84,12 +176,23 @@ export class ProbeHttpClient {
       maxRedirects: DEFAULT_MAX_REDIRECTS,
       maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      perAddress: DEFAULT_PER_ADDRESS,
       ...rest
     }
+    this.#slots = new AddressSlots(this.#options.perAddress)
     const classify = options.classify ?? classifyAddress
+    this.#classify = classify
+    const resolveAll = options.lookup ?? defaultLookup
+    this.#lookupAll = options.allowPrivate ? resolveAll : guardedLookup(resolveAll, classify) as LookupFunction
+    // The address the hop resolved (and holds a slot of), checked again by the guard.
+    const pinned: LookupFunction = (hostname, lookupOptions, callback) => {
+      const pin = this.#pinned.get(hostname)
+      if (pin !== undefined) callback(null, [pin.address])
+      else resolveAll(hostname, lookupOptions, callback)
+    }
     const base = buildConnector({
       timeout: options.timeoutMs,
-      ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.lookup ?? defaultLookup, classify) })
+      lookup: options.allowPrivate ? pinnedLookup(pinned) : guardedLookup(pinned, classify)
     } as buildConnector.BuildOptions)
     const allowPrivate = options.allowPrivate
     const connect: buildConnector.connector = (opts, callback) => {
@@ -114,20 +217,34 @@ export class ProbeHttpClient {
 
   /** Requests `url` like a paying client (before paying), following redirects; never throws. */
   async request (url: string, method: string, signal?: AbortSignal): Promise<HttpAnswer> {
-    const started = performance.now()
+    let started = performance.now()
     const elapsed = (): number => Math.round(performance.now() - started)
     const deadline = AbortSignal.timeout(this.#options.timeoutMs)
     const combined = signal === undefined ? deadline : AbortSignal.any([deadline, signal])
     let current = url
     let currentMethod = method
+    let waitingFor: string | null = null
+    let release = (): void => {}
+    let unpin = (): void => {}
     try {
       for (let hop = 0; ; hop++) {
+        release()
+        unpin()
         const parsed = new URL(current)
         if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `blocked: ${parsed.protocol.slice(0, -1)} URL (only http and https)`, latencyMs: null }
+        const address = await this.#resolve(parsed.hostname)
+        waitingFor = addressKey(address.address)
+        release = await this.#slots.acquire(waitingFor, combined)
+        waitingFor = null
+        // Latency is the endpoint's: time spent waiting for a slot is the catalog's own.
+        if (hop === 0) started = performance.now()
+        unpin = this.#pin(parsed.hostname, address)
         const response = await request(parsed, {
           dispatcher: this.#agent,
           method: currentMethod as Dispatcher.HttpMethod,
           headers: { accept: 'application/json', 'user-agent': this.#options.userAgent },
+          // One request per connection: no idle socket keeps a slot's address busy.
+          reset: true,
           signal: combined
         })
         const location = response.headers.location
@@ -151,8 +268,47 @@ export class ProbeHttpClient {
         return { ok: true, status: response.statusCode, headers: response.headers, body, url: current, latencyMs }
       }
     } catch (err) {
+      if (waitingFor !== null && deadline.aborted) return { ok: false, reason: `timeout after ${this.#seconds()} waiting for other probes of ${waitingFor} to finish`, latencyMs: null }
       return { ok: false, reason: this.#describe(err, deadline), latencyMs: null }
+    } finally {
+      release()
+      unpin()
     }
+  }
+
+  /** The address a hop connects to: an IP literal as it is, a name's first address (all of them guarded). */
+  async #resolve (hostname: string): Promise<LookupAddress> {
+    const literal = ipLiteral(hostname)
+    if (literal !== null) {
+      const verdict = this.#options.allowPrivate ? { allowed: true as const } : this.#classify(literal)
+      if (!verdict.allowed) throw new BlockedAddressError(verdict.reason)
+      return { address: literal, family: literal.includes(':') ? 6 : 4 }
+    }
+    return await new Promise((resolve, reject) => {
+      this.#lookupAll(hostname, { all: true }, (err, addresses) => {
+        if (err !== null) reject(err)
+        else if (addresses[0] === undefined) reject(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }))
+        else resolve(addresses[0])
+      })
+    })
+  }
+
+  #pin (hostname: string, address: LookupAddress): () => void {
+    if (ipLiteral(hostname) !== null) return () => {}
+    const pin = this.#pinned.get(hostname) ?? { address, users: 0 }
+    pin.address = address
+    pin.users++
+    this.#pinned.set(hostname, pin)
+    let done = false
+    return () => {
+      if (done) return
+      done = true
+      if (--pin.users === 0 && this.#pinned.get(hostname) === pin) this.#pinned.delete(hostname)
+    }
+  }
+
+  #seconds (): string {
+    return `${+(this.#options.timeoutMs / 1000).toFixed(1)} s`
   }
 
   async #readBody (body: Dispatcher.ResponseData['body']): Promise<string | null> {
@@ -172,7 +328,7 @@ export class ProbeHttpClient {
   #describe (err: unknown, deadline: AbortSignal): string {
     const blocked = findCause(err, (e) => e instanceof BlockedAddressError ? e.reason : undefined)
     if (blocked !== undefined) return blocked
-    const seconds = `${+(this.#options.timeoutMs / 1000).toFixed(1)} s`
+    const seconds = this.#seconds()
     const code = findCause(err, (e) => e.code)
     if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `timeout after ${seconds}`
     if (code === 'UND_ERR_HEADERS_OVERFLOW') return `response headers too large (over ${kib(this.#options.maxHeaderBytes)})`

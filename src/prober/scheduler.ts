@@ -1,5 +1,7 @@
 /**
- * Probes every due service with bounded concurrency (overall and per host). Exactly one
+ * Probes every due service with bounded concurrency (overall and per host name; the hard cap
+ * per resolved address, shared with ownership and on-demand probes, is the HTTP client's, so a
+ * probe of an alias waits there while this cap keeps such waits from filling the slots). Exactly one
  * scheduler works on a store: each tick first takes or renews the store's `prober`
  * lease; a second scheduler (another process on the same DATA_DIR) waits until the
  * lease expires. Due services come from the store (never probed, asked for, or past

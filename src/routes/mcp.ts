@@ -19,7 +19,8 @@ const loadMcp = async (): Promise<NonNullable<typeof mcpModules>> => {
 const mcpRoutes: FastifyPluginAsync = async (app) => {
   const deps = { store: app.store, engine: app.searchIndex.engine, tokenizer: app.searchIndex.tokenizer, chainNetworks: app.chainNetworks }
 
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+  // Read-only tools: limited as reads per client IP (a POST would count as a write).
+  app.post('/mcp', { schema: { hide: true }, config: { limitAs: 'read' } }, async (request, reply) => {
     const [{ StreamableHTTPServerTransport }, { createCatalogServer }] = await loadMcp()
     const server = createCatalogServer(deps, VERSION)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
@@ -28,6 +29,8 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) reply.raw.setHeader(name, value)
     }
+    // The onSend hook that sets it on every other answer does not run for a hijacked reply.
+    reply.raw.setHeader('x-content-type-options', 'nosniff')
     reply.raw.on('close', () => {
       void transport.close()
       void server.close()

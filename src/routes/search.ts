@@ -16,7 +16,8 @@ const wordsOf = (hit: SearchHit): string[] => [...new Set(hit.matchedTokens.map(
 
 const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/catalog/search', {
-    config: { cache: 'search' },
+    // The search page asks as the user types: a per-IP budget of its own, not the reads'.
+    config: { cache: 'search', rateLimit: app.rateLimits.search },
     schema: {
       tags: ['search'],
       summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts',

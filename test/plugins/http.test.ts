@@ -29,9 +29,9 @@ test('every error answered by the app has one shape and nosniff', async (t) => {
   errorOf(t, await app.inject(`/api/services?query=${'a'.repeat(MAX_URL_LENGTH)}`), 414, 'URI_TOO_LONG', 'a URL over the limit')
   errorOf(t, await register(app, validBody(), null), 401, 'UNAUTHORIZED', 'no key')
   const post = { method: 'POST' as const, url: '/api/services', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' } }
-  errorOf(t, await app.inject({ ...post, payload: 'x'.repeat(BODY_LIMIT + 1) }), 413, /BODY_TOO_LARGE/, 'body over the limit')
-  errorOf(t, await app.inject({ ...post, payload: '{"name":' }), 400, /INVALID_JSON|JSON/, 'broken JSON')
-  errorOf(t, await app.inject({ ...post, headers: { ...post.headers, 'content-type': 'text/csv' }, payload: 'a,b' }), 415, /MEDIA_TYPE|CTP/, 'unsupported content type')
+  errorOf(t, await app.inject({ ...post, payload: 'x'.repeat(BODY_LIMIT + 1) }), 413, 'BODY_TOO_LARGE', 'body over the limit')
+  errorOf(t, await app.inject({ ...post, payload: '{"name":' }), 400, 'INVALID_JSON', 'broken JSON')
+  errorOf(t, await app.inject({ ...post, headers: { ...post.headers, 'content-type': 'text/csv' }, payload: 'a,b' }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported content type')
 
   const ok = await app.inject('/api/categories')
   t.equal(ok.headers['x-content-type-options'], 'nosniff', 'successful answers too')

@@ -4,7 +4,7 @@ import type { RateLimitConfig } from '../../src/config.js'
 import { API_KEY, build, register, validBody } from '../helper.js'
 
 const OTHER_KEY = 'other-key-0123456789abcdef'
-const LIMITS: RateLimitConfig = { enabled: true, windowMs: 60_000, reads: 4, intentSearches: 2, writes: 2 }
+const LIMITS: RateLimitConfig = { enabled: true, windowMs: 60_000, reads: 4, intentSearches: 2, writes: 2, authFailures: 3, searches: 6 }
 
 async function get (app: FastifyInstance, url: string, ip = '203.0.113.7'): Promise<LightMyRequestResponse> {
   return await app.inject({ url, remoteAddress: ip })
@@ -73,4 +73,56 @@ test('CATALOG_RATE_LIMIT=0 turns every limit off', async (t) => {
     t.equal((await register(app, validBody())).statusCode, 201)
   }
   t.equal((await get(app, '/api/categories')).headers['x-ratelimit-limit'], undefined, 'no rate-limit headers either')
+})
+
+test('failed authentications are limited per client IP, before any key look-up', async (t) => {
+  const app = await build(t, { seed: 'none', rateLimit: LIMITS })
+  let lookups = 0
+  const lookup = app.store.findActiveApiKeyByHash.bind(app.store)
+  app.store.findActiveApiKeyByHash = async (hash) => { lookups++; return await lookup(hash) }
+  const attempt = async (key: string | null, ip = '203.0.113.7'): Promise<LightMyRequestResponse> =>
+    await app.inject({ method: 'POST', url: '/api/services', remoteAddress: ip, headers: key === null ? {} : { authorization: `Bearer ${key}` }, payload: validBody() })
+
+  t.equal((await attempt(null)).statusCode, 401, 'no key: a failure')
+  for (let i = 0; i < 2; i++) t.equal((await attempt(`guess-${i}-0123456789abcdef`)).statusCode, 401, `bad key ${i + 1}`)
+  t.equal(lookups, 2, 'each bad key was looked up')
+  assertLimited(t, await attempt('guess-3-0123456789abcdef'), 'the fourth failure from one address')
+  assertLimited(t, await attempt(API_KEY), 'a good key from that address waits out the window too')
+  assertLimited(t, await attempt(API_KEY, '::ffff:203.0.113.7'), 'the same address written as IPv4-mapped IPv6')
+  t.equal(lookups, 2, 'refused before the key was hashed or looked up')
+  t.equal((await attempt(API_KEY, '198.51.100.9')).statusCode, 201, 'another address authenticates')
+  t.equal((await get(app, '/api/services')).statusCode, 200, 'reads from the limited address go on')
+})
+
+test('MCP is limited as a read per client IP, not as a write', async (t) => {
+  const app = await build(t, { seed: 'none', rateLimit: LIMITS })
+  const mcp = async (): Promise<LightMyRequestResponse> => await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    remoteAddress: '203.0.113.7',
+    headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'ping' }
+  })
+  for (let i = 0; i < 3; i++) {
+    const res = await mcp()
+    t.equal(res.statusCode, 200, `MCP request ${i + 1}: past the write budget of 2`)
+    t.equal(res.headers['x-ratelimit-limit'], '4', 'the read budget applies')
+  }
+  t.equal((await get(app, '/api/categories')).statusCode, 200, 'the fourth read')
+  assertLimited(t, await mcp(), 'MCP shares the read budget')
+  t.equal((await register(app, validBody())).statusCode, 201, 'writes keep their own budget')
+})
+
+test('keyword search (the search page as it types) has a budget of its own', async (t) => {
+  const app = await build(t, { rateLimit: LIMITS })
+  await app.searchReady()
+  // Typing "weather" asks about once a word part.
+  for (const q of ['w', 'we', 'wea', 'weat', 'weath', 'weather']) {
+    const res = await get(app, `/api/catalog/search?q=${q}`)
+    t.equal(res.statusCode, 200, `search "${q}" (more than the 4 reads)`)
+    t.equal(res.headers['x-ratelimit-limit'], '6', 'the search budget applies')
+  }
+  assertLimited(t, await get(app, '/api/catalog/search?q=weather+tokyo'), 'the seventh search')
+  for (let i = 0; i < 4; i++) t.equal((await get(app, '/api/categories')).statusCode, 200, `read ${i + 1}: searching spent none of the reads`)
+  assertLimited(t, await get(app, '/api/categories'), 'reads have their own limit')
 })

@@ -167,6 +167,15 @@ test('SSRF guard on: every blocked form refused at connect time, on every hop', 
   t.teardown(async () => { await onlyRedirector.close() })
   t.match(await onlyRedirector.probe(target(redirector.origin + '/start')), { httpStatus: null, reason: /^blocked: private address ::ffff:a00:1 \(10\.0\.0\.1\)/ })
 
+  // A name resolving to a mapped loopback address (which would reach the listener) is refused at connect time.
+  const mapped = new HttpEndpointProber({
+    allowPrivate: false,
+    timeoutMs: 2000,
+    lookup: (_host, _opts, cb) => { cb(null, [{ address: '::ffff:127.0.0.1', family: 6 }]) }
+  })
+  t.teardown(async () => { await mapped.close() })
+  t.match(await mapped.probe(target(`http://mapped.test:${port}/paid`)), { httpStatus: null, reason: 'blocked: loopback address ::ffff:7f00:1 (127.0.0.1) (mapped.test)' })
+
   // DNS rebinding: the name is checked when the connection is made, with whatever it resolves to then.
   let answers = ['127.0.0.1', '10.0.0.7']
   const rebinding = new HttpEndpointProber({

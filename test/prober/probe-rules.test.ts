@@ -36,6 +36,46 @@ test('address guard: only public unicast passes', async (t) => {
     if (!verdict.allowed) t.match(verdict.reason, reason)
   }
   t.equal(ipLiteral('[::1]'), '::1')
+})
+
+test('address guard: an allowlist of global unicast, table by table', async (t) => {
+  // Public IPv4, global IPv6 in 2000::/3, and IPv6 forms whose embedded IPv4 is public.
+  const allowed = [
+    '8.8.8.8', '1.0.0.1', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0',
+    '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '223.255.255.255',
+    '2606:4700::1111', '2a00:1450:4001::200e', '2001:200::1', '2c0f:f248::1', '3ffe:ffff::1',
+    '::ffff:8.8.8.8', '::ffff:0:808:808', '64:ff9b::808:808', '2002:808:808::1'
+  ]
+  for (const address of allowed) t.same(classifyAddress(address), { allowed: true }, `${address} is allowed`)
+  const refused: Array<[string, RegExp]> = [
+    // IPv4 special-purpose ranges
+    ['0.1.2.3', /unspecified/], ['127.255.255.254', /loopback/], ['10.255.255.255', /private/], ['172.31.0.1', /private/],
+    ['192.168.255.255', /private/], ['100.127.255.255', /carrier-grade NAT/], ['169.254.0.1', /link-local/],
+    ['192.0.0.8', /reserved/], ['192.0.2.200', /reserved/], ['198.18.0.1', /reserved/], ['198.51.100.7', /reserved/],
+    ['203.0.113.9', /reserved/], ['192.88.99.1', /reserved/], ['239.255.255.250', /multicast/], ['250.1.1.1', /reserved/],
+    ['192.31.196.1', /as112/], ['192.52.193.1', /amt/],
+    // IPv4-compatible IPv6 (::/96): refused whatever it embeds
+    ['::7f00:1', /IPv4-compatible address ::7f00:1 \(127\.0\.0\.1\)/], ['::a9fe:a9fe', /IPv4-compatible.*169\.254\.169\.254/],
+    ['::808:808', /IPv4-compatible/], ['::2', /IPv4-compatible|unspecified|non-global/],
+    // Embedding forms judged by the IPv4 inside
+    ['::ffff:127.0.0.1', /loopback address ::ffff:7f00:1 \(127\.0\.0\.1\)/], ['::ffff:10.0.0.1', /private/],
+    ['::ffff:169.254.169.254', /cloud metadata/], ['::ffff:0:a00:1', /private/], ['64:ff9b::a9fe:a9fe', /cloud metadata/],
+    ['64:ff9b::c0a8:1', /private/], ['2002:7f00:1::1', /loopback/], ['2002:a00:1::', /private/], ['2002:6440::1', /carrier-grade NAT/],
+    // Outside 2000::/3
+    ['::1', /loopback/], ['::', /unspecified/], ['64:ff9b:1::808:808', /NAT64 local-use/], ['100::1', /discard/],
+    ['fc00::1', /unique local/], ['fd12:3456::1', /unique local/], ['fe80::1', /link-local/], ['febf::1', /link-local/],
+    ['fec0::1', /site-local/], ['ff0e::1', /multicast/], ['5f00::1', /blocked/], ['1::1', /non-global/], ['4000::1', /non-global/],
+    ['e000::1', /non-global/],
+    // Special ranges inside 2000::/3
+    ['2001::1', /Teredo/], ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /Teredo/], ['2001:2::1', /IETF special-purpose/],
+    ['2001:10::1', /IETF special-purpose/], ['2001:20::1', /IETF special-purpose/], ['2001:1ff::1', /IETF special-purpose/],
+    ['2001:db8:85a3::8a2e:370:7334', /documentation/], ['3fff:fff::1', /documentation/], ['2620:4f:8000::1', /AS112/]
+  ]
+  for (const [address, reason] of refused) {
+    const verdict = classifyAddress(address)
+    t.equal(verdict.allowed, false, `${address} is refused`)
+    if (!verdict.allowed) t.match(verdict.reason, reason, `${address}: ${verdict.reason}`)
+  }
   t.equal(ipLiteral('127.0.0.1'), '127.0.0.1')
   t.equal(ipLiteral('example.com'), null)
 })

@@ -174,7 +174,7 @@ test('bodies above the limit are 413', async (t) => {
   const app = await build(t, { seed: 'none' })
   const res = await register(app, validBody({ description: 'x'.repeat(70 * 1024) }))
   t.equal(res.statusCode, 413)
-  t.equal(res.json().code, 'FST_ERR_CTP_BODY_TOO_LARGE')
+  t.equal(res.json().code, 'BODY_TOO_LARGE')
   t.equal(await app.store.countServices(), 0)
 })
 
