@@ -25,7 +25,9 @@ const { values: args } = parseArgs({
   options: {
     n: { type: 'string', default: '100000' },
     rounds: { type: 'string', default: '3' },
-    seed: { type: 'string', default: '7' }
+    seed: { type: 'string', default: '7' },
+    // Another build's dist/src/server.js: its /health under 20 concurrent exports, on the same data.
+    baseline: { type: 'string' }
   },
   strict: true
 })
@@ -36,6 +38,40 @@ function rssMb (pid: number): number {
 }
 
 interface Run { ms: number, bytes: number, growthMb: number }
+
+/** /health latencies (ms) sampled every 10 ms while `work` runs, and the work's own duration. */
+async function healthDuring (url: string, work: () => Promise<unknown>): Promise<{ health: number[], workMs: number }> {
+  const health: number[] = []
+  const state = { running: true }
+  const sampler = (async () => {
+    while (state.running) {
+      const started = performance.now()
+      await (await fetch(`${url}/health`)).arrayBuffer()
+      health.push(performance.now() - started)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })()
+  const started = performance.now()
+  await work()
+  const workMs = performance.now() - started
+  state.running = false
+  await sampler
+  return { health, workMs }
+}
+
+function percentile (values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+}
+
+/** `clients` concurrent full exports (gzip accepted, as scanners send), bodies read and discarded. */
+async function concurrentExports (url: string, clients: number): Promise<void> {
+  await Promise.all(Array.from({ length: clients }, async () => {
+    const res = await fetch(`${url}/api/export`, { headers: { 'accept-encoding': 'gzip' } })
+    if (res.status !== 200 || res.body === null) throw new Error(`export answered ${res.status}`)
+    for await (const chunk of res.body) void chunk
+  }))
+}
 
 /** Streams one export, reading and discarding the body, while sampling the server's RSS. */
 async function streamOnce (url: string, pid: number): Promise<Run> {
@@ -67,39 +103,72 @@ async function buffered (store: SqliteCatalogStore): Promise<Run> {
   return { ms, bytes: Buffer.byteLength(body), growthMb }
 }
 
-async function measure (n: number, rounds: number, seed: number): Promise<{ streamed: Run, buffered: Run }> {
+interface Contention { idleP99: number, coldP50: number, coldP99: number, coldMs: number, warmP50: number, warmP99: number, warmMs: number }
+
+function startApi (name: string, server: string, dataDir: string, port: number): ReturnType<typeof startChild> {
+  return startChild(name, [server], {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST,
+    CATALOG_SEED: 'none',
+    LOG_LEVEL: 'warn',
+    CATALOG_INDEXER: 'external',
+    CATALOG_RESPONSE_CACHE: '0',
+    CATALOG_PROBE_INTERVAL_S: '0',
+    CATALOG_RATE_LIMIT: '0'
+  })
+}
+
+/** /health while 20 clients export: first with no snapshot yet, then again. */
+async function contentionOf (url: string): Promise<Contention> {
+  const idle = await healthDuring(url, async () => { await new Promise((resolve) => setTimeout(resolve, 2000)) })
+  const cold = await healthDuring(url, async () => { await concurrentExports(url, 20) })
+  const warm = await healthDuring(url, async () => { await concurrentExports(url, 20) })
+  return {
+    idleP99: percentile(idle.health, 99),
+    coldP50: percentile(cold.health, 50),
+    coldP99: percentile(cold.health, 99),
+    coldMs: cold.workMs,
+    warmP50: percentile(warm.health, 50),
+    warmP99: percentile(warm.health, 99),
+    warmMs: warm.workMs
+  }
+}
+
+async function measure (n: number, rounds: number, seed: number): Promise<{ streamed: Run, buffered: Run, contention: Contention, baseline: Contention | undefined }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'x402-bench-export-'))
   try {
     const records = seedRecords(generateServices(n, seed), new Date().toISOString())
     const store = new SqliteCatalogStore(dataDir)
     for (let i = 0; i < records.length; i += 10_000) await store.insertServices(records.slice(i, i + 10_000))
     records.length = 0
+    let baseline: Contention | undefined
+    if (args.baseline !== undefined) {
+      const port = await freePort()
+      const old = startApi(`baseline (${n})`, args.baseline, dataDir, port)
+      const url = `http://${HOST}:${port}`
+      await waitUntil(old, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 120_000)
+      baseline = await contentionOf(url)
+      await stopChild(old)
+    }
     const port = await freePort()
-    const api = startChild(`catalog (${n})`, [join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST,
-      CATALOG_SEED: 'none',
-      LOG_LEVEL: 'warn',
-      CATALOG_INDEXER: 'external',
-      CATALOG_RESPONSE_CACHE: '0',
-      CATALOG_PROBE_INTERVAL_S: '0'
-    })
+    const api = startApi(`catalog (${n})`, join(PROJECT_ROOT, 'dist', 'src', 'server.js'), dataDir, port)
     const url = `http://${HOST}:${port}`
     await waitUntil(api, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 120_000)
     const pid = api.process.pid as number
+    const contention = await contentionOf(url)
     const runs: Run[] = []
     for (let round = 0; round < rounds; round++) runs.push(await streamOnce(url, pid))
     await stopChild(api)
-    const baseline: Run[] = []
-    for (let round = 0; round < rounds; round++) baseline.push(await buffered(store))
+    const buffers: Run[] = []
+    for (let round = 0; round < rounds; round++) buffers.push(await buffered(store))
     await store.close()
     const summarise = (list: Run[]): Run => ({
       ms: median(list.map((r) => r.ms)),
       bytes: list[0]?.bytes ?? 0,
       growthMb: Math.max(...list.map((r) => r.growthMb))
     })
-    return { streamed: summarise(runs), buffered: summarise(baseline) }
+    return { streamed: summarise(runs), buffered: summarise(buffers), contention, baseline }
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
@@ -110,9 +179,22 @@ async function benchmark (): Promise<void> {
   const rounds = intOption('rounds', args.rounds, 1, 10)
   log(`machine: ${machine()}`)
   const rows: string[][] = []
+  const contentionRows: string[][] = []
   for (const size of [Math.round(n / 10), n]) {
     log(`measuring ${size} services…`)
-    const { streamed, buffered: base } = await measure(size, rounds, Number(args.seed))
+    const { streamed, buffered: base, contention, baseline } = await measure(size, rounds, Number(args.seed))
+    for (const [label, c] of [['this build', contention], ['baseline', baseline]] as const) {
+      if (c === undefined) continue
+      contentionRows.push([
+        size.toLocaleString('en-US'),
+        label,
+        c.idleP99.toFixed(1),
+      `${c.coldP50.toFixed(1)} / ${c.coldP99.toFixed(1)}`,
+      `${(c.coldMs / 1000).toFixed(2)} s`,
+      `${c.warmP50.toFixed(1)} / ${c.warmP99.toFixed(1)}`,
+      `${(c.warmMs / 1000).toFixed(2)} s`
+      ])
+    }
     rows.push([
       size.toLocaleString('en-US'),
       `${(streamed.bytes / 2 ** 20).toFixed(1)} MiB`,
@@ -122,7 +204,8 @@ async function benchmark (): Promise<void> {
       `${base.growthMb.toFixed(0)} MB`
     ])
   }
-  process.stdout.write(`${table(['services', 'export size', 'streamed: time (median)', 'streamed: API RSS growth (max)', 'buffered: time', 'buffered: RSS growth'], rows)}\n`)
+  process.stdout.write(`${table(['services', 'export size', 'one export: time (median)', 'one export: API RSS growth (max)', 'buffered: time', 'buffered: RSS growth'], rows)}\n\n`)
+  process.stdout.write(`${table(['services', 'server', '/health p99 idle (ms)', '20 exports, first: /health p50 / p99 (ms)', 'first: all 20 done', '20 exports again: /health p50 / p99 (ms)', 'again: all 20 done'], contentionRows)}\n`)
 }
 
 benchmark().then(async () => {

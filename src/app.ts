@@ -20,6 +20,7 @@ import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
 import discoveryRoutes from './routes/discovery.js'
 import exportRoutes from './routes/export.js'
+import snapshotsPlugin from './plugins/snapshots.js'
 import healthRoutes from './routes/health.js'
 import mcpRoutes from './routes/mcp.js'
 import pageRoutes from './routes/page.js'
@@ -112,6 +113,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(chainWatcherPlugin, { config })
   await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
   if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
+  await app.register(snapshotsPlugin, { dataDir: config.dataDir, maxBytes: config.exportCacheBytes })
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)

@@ -26,6 +26,8 @@ export interface Config {
   indexerBatchSize: number
   /** Byte budget of the read-response cache; 0 turns it off. */
   responseCacheBytes: number
+  /** Bytes of export snapshot files kept in DATA_DIR (all filters and encodings together). */
+  exportCacheBytes: number
   /**
    * How the API follows the store's change feed (response cache validity, /health lag): 0 reads
    * the feed's head on every cached request (a local SQLite file answers in microseconds);
@@ -132,6 +134,7 @@ const ENV = Type.Object({
     deprecated: true,
     description: 'CATALOG_SEARCH_CACHE is gone: searches are computed in a search thread and cached only by the response cache (CATALOG_RESPONSE_CACHE_MB)'
   })),
+  CATALOG_EXPORT_CACHE_MB: Type.Number({ minimum: 1, maximum: 1_048_576, default: 512, description: 'a number of megabytes from 1 to 1048576' }),
   CATALOG_SEARCH_THREADS: integer(1, 0, 16, ' (search on the API thread)'),
   CATALOG_RATE_LIMIT: StringEnum(['0', '1'], { default: '1', description: '1 (on) or 0 (off)' }),
   CATALOG_RATE_LIMIT_WINDOW_S: integer(60, 1, 86_400),
@@ -254,6 +257,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     indexer: parsed.CATALOG_INDEXER,
     indexerBatchSize: parsed.INDEXER_BATCH_SIZE,
     responseCacheBytes: Math.floor(cacheMb * 1024 * 1024),
+    exportCacheBytes: Math.floor(parsed.CATALOG_EXPORT_CACHE_MB * 1024 * 1024),
     searchThreads: parsed.CATALOG_SEARCH_THREADS,
     changeFollowMs: parsed.CATALOG_CHANGE_FOLLOW_MS ?? (local ? 0 : 100),
     store,

@@ -1,33 +1,30 @@
 /**
  * Large JSON answers written as they are read: the export and the well-known list walk the
- * store in batches and emit text chunks, so memory stays flat however big the catalog is.
+ * store in batches and emit text chunks (into a snapshot file), so memory stays flat however
+ * big the catalog is. ETags and If-None-Match for them.
  */
 import { createHash } from 'node:crypto'
-import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-/** Chunks of about this many characters are handed to the socket. */
+/** Chunks of about this many characters are handed on. */
 const CHUNK_CHARS = 64 * 1024
 
 /**
  * `head`, then each element (already JSON) comma-separated, then `tail(count)`: e.g.
- * `{"items":[` … `],"total":3}`. Pulled lazily, so the socket's backpressure paces the reads.
+ * `{"items":[` … `],"total":3}`, in chunks of about CHUNK_CHARS characters, pulled lazily.
  */
-export function jsonArrayStream (head: string, elements: AsyncIterable<string>, tail: (count: number) => string): Readable {
-  async function * chunks (): AsyncGenerator<string> {
-    let buffer = head
-    let count = 0
-    for await (const element of elements) {
-      buffer += count === 0 ? element : `,${element}`
-      count++
-      if (buffer.length >= CHUNK_CHARS) {
-        yield buffer
-        buffer = ''
-      }
+export async function * jsonArrayChunks (head: string, elements: AsyncIterable<string>, tail: (count: number) => string): AsyncGenerator<string> {
+  let buffer = head
+  let count = 0
+  for await (const element of elements) {
+    buffer += count === 0 ? element : `,${element}`
+    count++
+    if (buffer.length >= CHUNK_CHARS) {
+      yield buffer
+      buffer = ''
     }
-    yield buffer + tail(count)
   }
-  return Readable.from(chunks())
+  yield buffer + tail(count)
 }
 
 /** A strong ETag for what an answer is built from (e.g. the store's change sequence and the filters). */

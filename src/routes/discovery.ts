@@ -11,7 +11,7 @@ import {
 import { MAX_OFFSET, PageSizeSchema, DEFAULT_PAGE_SIZE, NoQuerySchema } from '../domain/service-query.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { ValidationError } from '../errors.js'
-import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
+import { etagOf, jsonArrayChunks, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { QueryText } from './schemas/search.js'
 
@@ -102,15 +102,13 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       querystring: NoQuerySchema,
       tags: ['discovery'],
-      summary: 'Endpoints of verified services, for scanners such as x402scan (streamed; ETag)',
+      summary: 'Endpoints of verified services, for scanners such as x402scan (ETag; gzip and br)',
       response: { 200: WellKnownSchema, 304: Type.Null() }
     }
   }, async (request, reply) => {
     const etag = etagOf('well-known', await app.store.latestSeq())
     if (notModified(request, reply, etag)) return reply
-    const body = jsonArrayStream('{"version":1,"resources":[', endpoints(app.store.streamServices({ status: 'verified' })), () => ']}')
-    // A stream bypasses the serializer; the 200 schema documents what it carries.
-    return await reply.type('application/json; charset=utf-8').send(body as never)
+    return await reply.sendSnapshot('well-known', etag, () => jsonArrayChunks('{"version":1,"resources":[', endpoints(app.store.streamServices({ status: 'verified' })), () => ']}'))
   })
 }
 

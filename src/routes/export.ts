@@ -1,9 +1,14 @@
-/** GET /api/export: the whole catalog in the x402 Bazaar discovery format, streamed. */
+/**
+ * GET /api/export: the whole catalog in the x402 Bazaar discovery format. Each version (the
+ * change-feed seq and the filter) is built once into a file with gzip and brotli copies
+ * (src/plugins/snapshots.ts) and sent with its Content-Length: concurrent exports share one
+ * build instead of each walking the store on the event loop.
+ */
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BAZAAR_X402_VERSION, BazaarListResponseSchema, toBazaarItem, toCatalogFilter } from '../domain/bazaar.js'
 import { ServiceStatusEnum, type ServiceRecord } from '../domain/service.js'
-import { etagOf, jsonArrayStream, notModified } from '../json-stream.js'
+import { etagOf, jsonArrayChunks, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 /** Bump when the item format changes, so clients holding an old ETag get the new shape. */
@@ -23,7 +28,7 @@ const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/export', {
     schema: {
       tags: ['export'],
-      summary: 'The full catalog in the x402 Bazaar discovery format (streamed; ETag / If-None-Match)',
+      summary: 'The full catalog in the x402 Bazaar discovery format (ETag / If-None-Match; gzip and br)',
       querystring: ExportQuerySchema,
       response: { 200: BazaarListResponseSchema, 304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }), 400: ErrorSchema }
     }
@@ -31,13 +36,11 @@ const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const filter = toCatalogFilter(request.query) ?? {}
     const etag = etagOf('export', EXPORT_FORMAT, await app.store.latestSeq(), filter)
     if (notModified(request, reply, etag)) return reply
-    const body = jsonArrayStream(
+    return await reply.sendSnapshot(`export ${JSON.stringify(filter)}`, etag, () => jsonArrayChunks(
       `{"x402Version":${BAZAAR_X402_VERSION},"items":[`,
       items(app.store.streamServices(filter)),
       (count) => `],"pagination":${JSON.stringify({ limit: count, offset: 0, total: count })}}`
-    )
-    // A stream bypasses the serializer; the 200 schema documents what it carries.
-    return await reply.type('application/json; charset=utf-8').send(body as never)
+    ))
   })
 }
 

@@ -8,7 +8,7 @@ import { newServiceId } from '../../src/domain/ids.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
-import { build, register, tempDataDir, validBody } from '../helper.js'
+import { API_KEY, build, register, tempDataDir, validBody } from '../helper.js'
 
 const SOLANA_ADDRESS = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -180,20 +180,35 @@ test('the store streams every match in id order across batch boundaries', async 
   t.equal(none, 0)
 })
 
-test('the export streams a catalog larger than one chunk over real HTTP', async (t) => {
+test('concurrent exports over real HTTP share one build of a file sent with its length, in the encoding asked for', async (t) => {
   const dataDir = tempDataDir(t)
   const store = new SqliteCatalogStore(dataDir)
   const records = Array.from({ length: 3000 }, () => record({ description: 'Hourly weather forecasts for any city, with '.repeat(4) }))
   await store.insertServices(records)
   await store.close()
-  const app = await build(t, { dataDir, seed: 'none', indexer: 'external' })
+  const app = await build(t, { dataDir, seed: 'none', indexer: 'external', apiKeys: [API_KEY] })
   await app.listen({ port: 0, host: '127.0.0.1' })
-  const address = app.server.address() as { port: number }
-  const res = await fetch(`http://127.0.0.1:${address.port}/api/export`)
-  t.equal(res.status, 200)
-  t.equal(res.headers.get('transfer-encoding'), 'chunked', 'streamed, not buffered with a content-length')
-  const body = await res.json() as ExportBody
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/export`
+  const encodings = ['identity', 'gzip', 'br', 'gzip, deflate, br;q=0', '*']
+  // undici's fetch decompresses gzip and br itself: what arrives is the same JSON either way.
+  const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+    const res = await fetch(url, { headers: { 'accept-encoding': encodings[i % encodings.length] as string } })
+    return { status: res.status, encoding: res.headers.get('content-encoding'), length: res.headers.get('content-length'), body: await res.text() }
+  }))
+  t.same(answers.map((a) => a.status), Array(20).fill(200))
+  t.same([...new Set(answers.map((a) => a.encoding))].sort(), ['br', 'gzip', null].sort(), 'br when allowed, gzip when br is refused, none when not asked')
+  t.ok(answers.every((a) => Number(a.length) > 0), 'every answer has its Content-Length')
+  t.equal(new Set(answers.map((a) => a.body)).size, 1, 'every client got the same export')
+  t.equal(app.snapshots.builds, 1, 'twenty concurrent exports walked the store once')
+  const body = JSON.parse(answers[0]?.body as string) as ExportBody
   t.equal(body.items.length, 3000)
   t.same(body.pagination, { limit: 3000, offset: 0, total: 3000 })
   t.same(body.items.map((item) => item.metadata.id), records.map((r) => r.id).sort())
+
+  const created = await register(app, validBody({ endpoint: 'https://api.example.com/v1/new-after-export' }))
+  t.equal(created.statusCode, 201)
+  const after = await (await fetch(url)).json() as ExportBody
+  t.equal(after.items.length, 3001, 'the next export after a write has it: never a stale snapshot')
+  t.equal(app.snapshots.builds, 2)
+  t.equal((await fetch(url, { method: 'HEAD' })).status, 200)
 })
