@@ -76,6 +76,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #commitChainScan: (network: string, commit: ChainScanCommit) => number
   readonly #rewindChain: (network: string, toBlock: number) => string[]
   readonly #recordUsage: (serviceId: string, usage: ServiceUsage) => ServiceRecord | null
+  readonly #changesSince: (afterSeq: number, limit: number) => ServiceChange[]
   readonly #listPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
   readonly #jsonPage: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
   #lists: { index: ServiceIndex, seq: number } | undefined
@@ -157,6 +158,7 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#statement('INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, now + ttlMs)
       return true
     })
+    this.#changesSince = this.#db.transaction((afterSeq: number, limit: number) => this.#readChanges(afterSeq, limit))
     this.#commitChainScan = this.#writeTransaction((network: string, commit: ChainScanCommit): number => {
       const insert = this.#statement(`INSERT OR IGNORE INTO payments (network, tx_hash, log_index, block_number, block_hash, at, payer, pay_to, amount, service_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -442,6 +444,15 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
+    return this.#changesSince(afterSeq, limit)
+  }
+
+  /**
+   * Both reads in one read transaction (one snapshot). Read apart, a writer committing between
+   * them could put a tombstone numbered above live changes the first read did not see into the
+   * answer, and a tail moving its checkpoint past it would never see those changes.
+   */
+  #readChanges (afterSeq: number, limit: number): ServiceChange[] {
     const live = (this.#rawStatement(`SELECT ${RECORD_COLUMNS}, seq FROM services WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as Array<[...RecordValues, number]>)
       .map((row): ServiceChange => ({ seq: row[RECORD_VALUES], id: row[0], service: fromValues(row) }))
     const deleted = (this.#statement('SELECT id, seq FROM service_tombstones WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Array<{ id: string, seq: number }>)
