@@ -5,7 +5,7 @@ import { PROJECT_ROOT } from '../paths.js'
 import { matchRequirements } from '../domain/probe-match.js'
 import type { EndpointProber, ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import { ProbeHttpClient, type HttpClientOptions } from './http-client.js'
-import { parsePaymentAnswer } from './payment-answer.js'
+import { keptAccepts, parsePaymentAnswer } from './payment-answer.js'
 
 export type HttpProberOptions = Omit<HttpClientOptions, 'userAgent'> & { userAgent?: string }
 
@@ -40,7 +40,7 @@ export class HttpEndpointProber implements EndpointProber {
       answered402: true,
       matched: match.matched,
       reason: match.reason,
-      accepts: payment.accepts
+      accepts: keptAccepts(payment.accepts, match.matched ? match.requirement : null)
     }
   }
 

@@ -47,12 +47,19 @@ export function normaliseRequirement (raw: RawRequirement): PaymentRequirement {
   return requirement
 }
 
+function withinFieldLimits (raw: RawRequirement): boolean {
+  return [raw.scheme, raw.network, raw.amount, raw.maxAmountRequired, raw.asset, raw.payTo]
+    .every((field) => typeof field !== 'string' || field.length <= MAX_REQUIREMENT_FIELD)
+}
+
 function validate (value: unknown, source: string): PaymentAnswer {
   const parsed = parsePaymentRequired(value)
   if (!parsed.success) return { ok: false, reason: `${source}: ${firstIssue(parsed.error as unknown as { issues: ZodIssueLike[] })}` }
   const answer = parsed.data as { x402Version: number, accepts: RawRequirement[] }
   if (answer.accepts.length === 0) return { ok: false, reason: `${source}: accepts is empty` }
-  return { ok: true, x402Version: answer.x402Version, accepts: answer.accepts.map(normaliseRequirement) }
+  const usable = answer.accepts.filter(withinFieldLimits)
+  if (usable.length === 0) return { ok: false, reason: `${source}: every accepts entry has a field over ${MAX_REQUIREMENT_FIELD} characters` }
+  return { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement) }
 }
 
 /**
@@ -77,4 +84,49 @@ export function parsePaymentAnswer (header: string | undefined, body: string | n
     return { ok: false, reason: 'answered 402 without payment requirements (no PAYMENT-REQUIRED header, body is not JSON)' }
   }
   return validate(json, 'invalid x402 body')
+}
+
+/** Longest string field of an accepts entry worth keeping: addresses, amounts, ids are far shorter. */
+export const MAX_REQUIREMENT_FIELD = 256
+/** Bytes of an entry's `extra` kept (as JSON): EIP-712 name and version and their like fit many times. */
+export const MAX_EXTRA_BYTES = 1024
+/** Entries kept of an answer that matched nothing (the provider reads them in its probes). */
+export const MAX_KEPT_ACCEPTS = 4
+
+/**
+ * `extra` as kept: its scalar fields (strings up to MAX_REQUIREMENT_FIELD characters,
+ * numbers, booleans) in their order while the JSON stays within MAX_EXTRA_BYTES; objects,
+ * arrays and long strings are left out. undefined when nothing is left.
+ */
+export function boundExtra (extra: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (extra === undefined) return undefined
+  if (Buffer.byteLength(JSON.stringify(extra)) <= MAX_EXTRA_BYTES) return extra
+  const kept: Record<string, unknown> = {}
+  let bytes = 2
+  for (const [key, value] of Object.entries(extra)) {
+    const scalar = typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && value.length <= MAX_REQUIREMENT_FIELD)
+    if (!scalar || key.length > MAX_REQUIREMENT_FIELD) continue
+    const size = Buffer.byteLength(JSON.stringify({ [key]: value })) - 1
+    if (bytes + size > MAX_EXTRA_BYTES) break
+    kept[key] = value
+    bytes += size
+  }
+  return Object.keys(kept).length === 0 ? undefined : kept
+}
+
+function bounded (entry: PaymentRequirement): PaymentRequirement {
+  const { extra, ...fields } = entry
+  const kept = boundExtra(extra)
+  return kept === undefined ? fields : { ...fields, extra: kept }
+}
+
+/**
+ * What a probe keeps of an answer's accepts: the provider writes them, and probes, listings,
+ * the export and discovery serve them, so they are bounded. A match keeps the one matching
+ * entry; otherwise at most MAX_KEPT_ACCEPTS entries. Each entry's `extra` is bounded
+ * (boundExtra); an entry with a string field over MAX_REQUIREMENT_FIELD characters was never
+ * usable and is dropped (parsePaymentAnswer leaves such entries out).
+ */
+export function keptAccepts (accepts: readonly PaymentRequirement[], matched: PaymentRequirement | null): PaymentRequirement[] {
+  return (matched === null ? accepts.slice(0, MAX_KEPT_ACCEPTS) : [matched]).map(bounded)
 }

@@ -81,11 +81,12 @@ test('broken answers: garbage header, no requirements, timeout, refused', async 
     else if (req.url === '/slow') setTimeout(() => { if (!res.destroyed) res.writeHead(402).end() }, 3000)
   })
   t.teardown(server.close)
-  const p = prober(t, { timeoutMs: 400 })
+  // Only the slow answer meets the short budget: the others must not, however loaded the machine.
+  const p = prober(t)
   t.match(await p.probe(target(server.origin + '/garbage')), { httpStatus: 402, answered402: false, reason: /^invalid PAYMENT-REQUIRED header/ })
   t.match(await p.probe(target(server.origin + '/invalid')), { httpStatus: 402, answered402: false, reason: /^invalid PAYMENT-REQUIRED header: / })
   t.match(await p.probe(target(server.origin + '/html')), { answered402: false, reason: /body is not JSON/ })
-  const slow = await p.probe(target(server.origin + '/slow'))
+  const slow = await prober(t, { timeoutMs: 400 }).probe(target(server.origin + '/slow'))
   t.match(slow, { httpStatus: null, answered402: false, reason: 'timeout after 0.4 s' })
   const port = server.port
   await server.close()
@@ -188,4 +189,42 @@ test('SSRF guard on: every blocked form refused at connect time, on every hop', 
   t.match(await rebinding.probe(target(`http://paid.rebind.test:${port}/paid`)), { matched: true }, 'first resolution is allowed')
   answers = ['10.0.0.7']
   t.match(await rebinding.probe(target(`http://other.rebind.test:${port}/paid`)), { httpStatus: null, reason: 'blocked: private address 10.0.0.7 (other.rebind.test)' })
+})
+
+test('what a probe keeps of the accepts is bounded: the matching entry, extra of at most 1 KiB', async (t) => {
+  // Within the prober's header cap (256 KiB) with three or ten entries, far over what is kept.
+  const huge = { name: 'USD Coin', version: '2', blob: 'x'.repeat(4 * 1024), nested: { deep: 'y'.repeat(1000) } }
+  const entry = (overrides: Record<string, unknown>): Record<string, unknown> =>
+    ({ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: huge, ...overrides })
+  const answer = (accepts: unknown[]): string => encodePaymentRequiredHeader({ x402Version: 2, resource: { url: 'http://127.0.0.1/x', description: '', mimeType: '' }, accepts } as never)
+  const matching = answer([entry({ network: 'eip155:1' }), entry({ scheme: 's'.repeat(300) }), entry({})])
+  const mismatching = answer(Array.from({ length: 10 }, (_, i) => entry({ amount: String(2000 + i) })))
+  const server = await startHttpServer((req, res) => {
+    res.writeHead(402, { 'payment-required': req.url === '/match' ? matching : mismatching }).end()
+  }, { maxHeaderSize: 2 * 1024 * 1024 })
+  t.teardown(server.close)
+  const p = prober(t)
+
+  const matched = await p.probe(target(server.origin + '/match'))
+  t.equal(matched.matched, true)
+  t.same(matched.accepts, [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } }],
+    'only the matching entry, its extra cut to the small scalar fields')
+  t.ok(JSON.stringify(matched.accepts).length < 1024)
+
+  const unmatched = await p.probe(target(server.origin + '/other'))
+  t.equal(unmatched.matched, false)
+  t.equal(unmatched.accepts?.length, 4, 'at most four entries of an answer that matched nothing')
+  t.ok(JSON.stringify(unmatched.accepts).length < 4 * 1024)
+  t.match(unmatched.reason, /price 2000, 2001, 2002 and 7 more differs/, 'the reason still names what the endpoint asked')
+})
+
+test('an answer whose every entry has an oversized field has no usable requirement', async (t) => {
+  const header = encodePaymentRequiredHeader({
+    x402Version: 2,
+    resource: { url: 'http://127.0.0.1/x', description: '', mimeType: '' },
+    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: PAY_TO + 'f'.repeat(300), maxTimeoutSeconds: 60 }]
+  } as never)
+  const server = await startHttpServer((_req, res) => { res.writeHead(402, { 'payment-required': header }).end() })
+  t.teardown(server.close)
+  t.match(await prober(t).probe(target(server.origin + '/x')), { answered402: false, accepts: null, reason: /every accepts entry has a field over 256 characters/ })
 })
