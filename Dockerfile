@@ -27,4 +27,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--expose-gc", "dist/src/server.js"]
+CMD ["node", "--expose-gc", "--heap-growing-percent=50", "dist/src/server.js"]

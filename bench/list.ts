@@ -26,7 +26,7 @@ import { SqliteCatalogStore, STORE_FILE } from '../src/store/sqlite/store.js'
 import { captureFixture, startBare } from './bare.js'
 import { generateServices, prng } from './generate.js'
 import { listPaths } from './queries.js'
-import { children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, startChild, stopChild, table, waitUntil, type RunStats } from './support.js'
+import { API_NODE_FLAGS, children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, startChild, stopChild, table, waitUntil, type RunStats } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -59,7 +59,7 @@ const CLOCK_TICKS = 100
 async function startApi (name: string, dataDir: string, env: Record<string, string>, entry = join(PROJECT_ROOT, 'dist', 'src', 'server.js')): Promise<Target> {
   const port = await freePort()
   // The list reads only the store: no embedded indexer (it would index the whole catalog first).
-  const child = startChild(name, ['--expose-gc', entry], {
+  const child = startChild(name, [...API_NODE_FLAGS, entry], {
     DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_INDEXER: 'external', ...env
   })
   const url = `http://${HOST}:${port}`

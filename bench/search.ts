@@ -31,7 +31,7 @@ import { SqliteCatalogStore } from '../src/store/sqlite/store.js'
 import { captureFixture, startBare } from './bare.js'
 import { generateServices, prng, registrationBody } from './generate.js'
 import { KEYWORD_KINDS, listPaths, QUERY_KINDS, queryStream, SENTENCE_KINDS } from './queries.js'
-import { children, countNot, fmt, freePort, HOST, load, log, machine, percentile, startChild, stopChild, table, waitUntil, type Child, type RunStats } from './support.js'
+import { API_NODE_FLAGS, children, countNot, fmt, freePort, HOST, load, log, machine, percentile, startChild, stopChild, table, waitUntil, type Child, type RunStats } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -96,8 +96,7 @@ const encode = encodeURIComponent
 
 async function startApi (name: string, dataDir: string, env: Record<string, string>): Promise<{ child: Child, url: string }> {
   const port = await freePort()
-  // --expose-gc as in `npm start` (src/release-garbage.ts).
-  const child = startChild(name, ['--expose-gc', join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
+  const child = startChild(name, [...API_NODE_FLAGS, join(PROJECT_ROOT, 'dist', 'src', 'server.js')], {
     // No rate limits (one client IP makes every request) and no probes of the fictional hosts.
     DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', ...env
   })

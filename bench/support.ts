@@ -13,6 +13,14 @@ import { PROJECT_ROOT } from '../src/paths.js'
 
 export const HOST = '127.0.0.1'
 
+/**
+ * The node flags `npm start` runs the API with (package.json), so a benchmark measures the
+ * API as it is deployed: --expose-gc for src/release-garbage.ts, and a fixed heap growth
+ * that keeps V8 from letting the heap grow to 4× its live size between full collections
+ * (README, Memory; docs/benchmarks.md).
+ */
+export const API_NODE_FLAGS = ['--expose-gc', '--heap-growing-percent=50']
+
 export function intOption (name: string, value: string | undefined, min: number, max: number): number {
   const number = Number(value)
   if (!Number.isInteger(number) || number < min || number > max) {

@@ -158,7 +158,8 @@ test('the Dockerfile is multi-stage, runs the built server unprivileged; .docker
   t.match(dockerfile, /^FROM node:\d+[\w.-]* AS runtime$/m)
   t.match(dockerfile, /^COPY --from=build \/app\/dist dist$/m, 'the runtime gets the compiled output only')
   t.match(dockerfile, /^USER node$/m)
-  t.match(dockerfile, /^CMD \["node", "--expose-gc", "dist\/src\/server\.js"\]$/m, 'the API runs as npm start does, with --expose-gc (src/release-garbage.ts)')
+  const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start
+  t.equal(`node ${/^CMD \[(.*)\]$/m.exec(dockerfile)?.[1]?.split(', ').map((word) => JSON.parse(word) as string).slice(1).join(' ')}`, start, 'the API runs as npm start does, with its node flags (README, Memory)')
   t.match(dockerfile, /^COPY fixtures fixtures$/m, 'the demo catalog ships')
   const ignored = read('.dockerignore').split('\n')
   for (const path of ['node_modules', 'dist', 'data', '.git']) t.ok(ignored.includes(path), `${path} stays out of the build context`)

@@ -11,6 +11,7 @@
  */
 import type { ServiceFilter, SortField } from '../domain/catalog-query.js'
 import { payToKey } from '../domain/pay-to.js'
+import { IndexStateError } from '../errors.js'
 import { compareText } from '../domain/sort-keys.js'
 
 /** What the columns keep of a service: the fields a filter or a sort reads. */
@@ -45,6 +46,16 @@ export type Dimension = typeof DIMENSIONS[number]
 
 /** Chains with codes below this live in a per-slot bit mask; any others in a map. */
 const MASK_BITS = 32
+/** Category and status codes are 16-bit cells (the catalog has 18 categories and 3 statuses). */
+const MAX_CODES = 0x10000
+/** Bytes of an EVM address, the payTo key most services have (0x + 40 hex digits). */
+const ADDRESS_BYTES = 20
+const EVM_KEY = /^0x[0-9a-f]{40}$/
+
+/** An EVM payTo key's 20 bytes, or null for any other key (Solana, or anything odd). */
+function addressBytes (key: string): Uint8Array | null {
+  return EVM_KEY.test(key) ? Buffer.from(key.slice(2), 'hex') : null
+}
 
 /**
  * A creation time as a number that orders like its text: milliseconds when the text is
@@ -80,21 +91,35 @@ export class Codes {
 }
 
 /** A filter as codes; -1 means "any". */
-export interface CompiledFilter { category: number, status: number, chain: number, maxPrice: number, /** payToKey, or null for any. */ payTo: string | null }
+export interface CompiledFilter {
+  category: number
+  status: number
+  chain: number
+  maxPrice: number
+  /** payToKey, or null for any. */
+  payTo: string | null
+  /** payTo's bytes when it is an EVM address. */
+  payToBytes: Uint8Array | null
+}
 
 export class ServiceColumns {
   capacity = 0
   ids: string[] = []
   names: string[] = []
-  payTo: string[] = []
+  /**
+   * payTo keys that are EVM addresses, 20 bytes per slot: a string apiece costs several times
+   * that in every copy of the columns (docs/benchmarks.md). Other keys are in #payToText.
+   */
+  payToBytes = new Uint8Array(0)
+  readonly #payToText = new Map<number, string>()
   /** 1 while a slot holds a service. */
   live = new Uint8Array(0)
   price = new Float64Array(0)
   trust = new Float64Array(0)
   /** Creation times as timeKey; the ones it cannot hold are in #oddTimes as text. */
   time = new Float64Array(0)
-  category = new Int32Array(0)
-  status = new Int32Array(0)
+  category = new Uint16Array(0)
+  status = new Uint16Array(0)
   chainMask = new Uint32Array(0)
   readonly #chainExtra = new Map<number, number[]>()
   readonly #oddTimes = new Map<number, string>()
@@ -102,17 +127,18 @@ export class ServiceColumns {
 
   /** Reallocates the columns for `capacity` slots (at least every slot in use). */
   resize (capacity: number): void {
-    const resized = <T extends Uint8Array | Float64Array | Int32Array | Uint32Array>(array: T, make: (n: number) => T): T => {
-      const next = make(capacity)
-      next.set(array.subarray(0, Math.min(array.length, capacity)))
+    const resized = <T extends Uint8Array | Uint16Array | Float64Array | Uint32Array>(array: T, make: (n: number) => T, width = 1): T => {
+      const next = make(capacity * width)
+      next.set(array.subarray(0, Math.min(array.length, capacity * width)))
       return next
     }
     this.live = resized(this.live, (n) => new Uint8Array(n))
     this.price = resized(this.price, (n) => new Float64Array(n))
     this.trust = resized(this.trust, (n) => new Float64Array(n))
     this.time = resized(this.time, (n) => new Float64Array(n))
-    this.category = resized(this.category, (n) => new Int32Array(n))
-    this.status = resized(this.status, (n) => new Int32Array(n))
+    this.category = resized(this.category, (n) => new Uint16Array(n))
+    this.status = resized(this.status, (n) => new Uint16Array(n))
+    this.payToBytes = resized(this.payToBytes, (n) => new Uint8Array(n), ADDRESS_BYTES)
     this.chainMask = resized(this.chainMask, (n) => new Uint32Array(n))
     this.capacity = capacity
   }
@@ -121,7 +147,9 @@ export class ServiceColumns {
   set (slot: number, keys: ServiceKeys): void {
     this.ids[slot] = keys.id
     this.names[slot] = keys.nameSort
-    this.payTo[slot] = keys.payTo
+    const address = addressBytes(keys.payTo)
+    if (address === null) this.#payToText.set(slot, keys.payTo)
+    else this.payToBytes.set(address, slot * ADDRESS_BYTES)
     this.live[slot] = 1
     this.price[slot] = keys.priceAtomic
     this.trust[slot] = keys.trustScore
@@ -151,13 +179,14 @@ export class ServiceColumns {
     this.chainMask[slot] = 0
     this.#chainExtra.delete(slot)
     this.#oddTimes.delete(slot)
+    this.#payToText.delete(slot)
     this.ids[slot] = ''
     this.names[slot] = ''
-    this.payTo[slot] = ''
   }
 
   #count (dimension: Dimension, value: string): number {
     const code = this.codes[dimension].code(value)
+    if (code >= MAX_CODES && dimension !== 'chain') throw new IndexStateError(`service columns: more than ${MAX_CODES} distinct values of ${dimension}`)
     this.codes[dimension].change(code, 1)
     return code
   }
@@ -173,7 +202,8 @@ export class ServiceColumns {
     const status = code('status', filter.status)
     const chain = code('chain', filter.chain)
     if (category === null || status === null || chain === null) return null
-    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity, payTo: filter.payTo === undefined ? null : payToKey(filter.payTo) }
+    const payTo = filter.payTo === undefined ? null : payToKey(filter.payTo)
+    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity, payTo, payToBytes: payTo === null ? null : addressBytes(payTo) }
   }
 
   /** Whether the live slot matches (callers that may meet freed slots check `live` too). */
@@ -182,7 +212,16 @@ export class ServiceColumns {
       (f.category < 0 || this.category[slot] === f.category) &&
       (f.status < 0 || this.status[slot] === f.status) &&
       (f.chain < 0 || this.hasChain(slot, f.chain)) &&
-      (f.payTo === null || this.payTo[slot] === f.payTo)
+      (f.payTo === null || this.#paysTo(slot, f))
+  }
+
+  #paysTo (slot: number, f: CompiledFilter): boolean {
+    const text = this.#payToText.get(slot)
+    if (text !== undefined || f.payToBytes === null) return text === f.payTo
+    const bytes = this.payToBytes
+    const at = slot * ADDRESS_BYTES
+    for (let i = 0; i < ADDRESS_BYTES; i++) if (bytes[at + i] !== f.payToBytes[i]) return false
+    return true
   }
 
   /** A predicate on any slot (freed ones fail), or undefined when nothing can match. */
@@ -255,7 +294,7 @@ export class ServiceColumns {
   /** Approximate bytes held: columns, and strings counted by length. */
   bytes (slots: number): number {
     let strings = 0
-    for (let slot = 0; slot < slots; slot++) strings += (this.ids[slot]?.length ?? 0) * 2 + (this.names[slot]?.length ?? 0) * 2 + (this.payTo[slot]?.length ?? 0) * 2 + 32
-    return this.capacity * (1 + 8 + 8 + 8 + 4 + 4 + 4) + strings
+    for (let slot = 0; slot < slots; slot++) strings += (this.ids[slot]?.length ?? 0) * 2 + (this.names[slot]?.length ?? 0) * 2 + (this.#payToText.get(slot)?.length ?? 0) * 2 + 32
+    return this.capacity * (1 + 8 + 8 + 8 + 2 + 2 + 4 + ADDRESS_BYTES) + strings
   }
 }

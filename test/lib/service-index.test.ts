@@ -27,8 +27,11 @@ test('compareText orders strings as SQLite does (code points), astral characters
 const CATEGORIES = ['weather', 'ai-llm', 'finance', 'maps']
 const STATUSES = ['verified', 'unverified', 'inactive']
 const CHAINS = ['eip155:8453', 'eip155:84532', 'solana:mainnet', 'eip155:1']
-/** payToKey values: EVM addresses lower-cased, others as written. */
-const PAY_TO = ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222', 'So1anaPayee111']
+/**
+ * payToKey values: EVM addresses lower-cased (two differ in their last byte only), others as
+ * written, one of them 0x-prefixed but no address.
+ */
+const PAY_TO = ['0x1111111111111111111111111111111111111111', '0x1111111111111111111111111111111111111112', '0x2222222222222222222222222222222222222222', 'So1anaPayee111', '0xnotanaddress']
 /** Creation times, some not as toISOString writes them (they must still order as text). */
 const TIMES = ['2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00.500Z', '2024-12-31T23:59:59.999Z', '2025-06-01T12:00:00.000Z', 'later', '2025-01-01']
 
