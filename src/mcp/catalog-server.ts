@@ -131,7 +131,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     return result({
       total: found.total,
       totalExact: found.totalExact,
-      results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedWords: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
+      results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedTokens: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
     })
   })
 

@@ -56,6 +56,9 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const typo = payload<{ total: number, results: AgentService[] }>(await call('search_services', { query: 'quokka tyde tables' }))
   const top = typo.results[0] as AgentService
   t.equal(top.name, 'Quokka Tide Tables', 'typo-tolerant search')
+  const http = (await app.inject('/api/catalog/search?q=quokka%20tyde%20tables')).json() as { results: Array<{ matchedTokens: string[] }> }
+  t.same((top as unknown as { matchedTokens: string[] }).matchedTokens, http.results[0]?.matchedTokens, 'matchedTokens: the HTTP answer\'s name and words')
+  t.notOk('matchedWords' in top, 'one name for one thing')
   t.equal(top.endpoint, (created.json() as { endpoint: string }).endpoint)
   t.equal(top.method, 'GET')
   t.match(top.payment, {
