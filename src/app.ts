@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import { validator } from './domain/validation.js'
+import { terminalDestination, terminalResponse } from './lib/terminal-log.js'
 import authPlugin from './plugins/auth.js'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import httpPlugin from './plugins/http.js'
@@ -56,6 +57,11 @@ export interface AppOptions {
    * `revenueSource: "chain"`. The networks of CATALOG_CHAINS unless given.
    */
   chainNetworks?: Iterable<string>
+  /**
+   * Logs for a person at a terminal (src/lib/terminal-log.ts): text lines, one per request.
+   * Off, the logs are pino's JSON with Fastify's request logging, as tools and containers read them.
+   */
+  terminal?: boolean
 }
 
 export async function buildApp (config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -64,7 +70,9 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: ['req.headers.authorization']
+      redact: ['req.headers.authorization'],
+      // On a terminal, text; the response's line carries its request, so it alone is printed.
+      ...(options.terminal === true ? { stream: terminalDestination(), serializers: { res: terminalResponse } } : {})
     },
     bodyLimit: BODY_LIMIT,
     // No time limit on start: opening and migrating the store, seeding it and indexing what is

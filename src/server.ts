@@ -5,6 +5,7 @@ import { buildApp } from './app.js'
 import { runCli } from './cli/run.js'
 import { loadConfig, type Config } from './config.js'
 import { ConfigError } from './errors.js'
+import { startLine } from './lib/terminal-log.js'
 
 /** DATA_DIR must be a directory this process can write (created when missing). */
 function checkDataDir (dir: string): void {
@@ -35,14 +36,21 @@ function listenError (err: unknown, config: Config): Error {
 async function start (): Promise<undefined> {
   const config = loadConfig()
   checkDataDir(config.dataDir)
-  const app = await buildApp(config)
+  // A person at a terminal reads text; anything else (containers, tests, log shippers) gets JSON.
+  const terminal = process.stdout.isTTY === true
+  const app = await buildApp(config, { terminal })
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing')
     await app.close()
   })
   try {
-    await app.listen({ port: config.port, host: config.host })
+    const services = terminal ? await app.store.countServices() : 0
+    await app.listen({
+      port: config.port,
+      host: config.host,
+      ...(terminal ? { listenTextResolver: (address: string) => startLine(address, config.store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'MongoDB', services) } : {})
+    })
   } catch (err) {
     await app.close()
     throw listenError(err, config)

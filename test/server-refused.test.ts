@@ -1,10 +1,11 @@
 /** Starts the API refuses with one clear line on stderr and exit 1: bad configuration, an unusable DATA_DIR, a port in use. */
 import { execFile } from 'node:child_process'
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { test, type Test } from 'tap'
+import { DEMO_FIXTURES } from '../src/domain/seed.js'
 import { tempDataDir } from './helper.js'
 import { SERVER_ENTRY } from './server-process.js'
 
@@ -58,4 +59,37 @@ test('a port in use stops the start with one clear line', async (t) => {
   const port = String((blocker.address() as { port: number }).port)
   const failure = await failedStart(t, { DATA_DIR: tempDataDir(t), PORT: port })
   t.match(failure.stderr, new RegExp(`^x402-catalog: cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use`))
+})
+
+test('a bad CATALOG_SEED stops the start with one line naming the file and the item, leaving no store behind', async (t) => {
+  const dir = tempDataDir(t)
+  const dataDir = join(dir, 'data')
+  mkdirSync(dataDir)
+  const seedFile = (name: string, content: unknown): string => {
+    const path = join(dir, name)
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content))
+    return path
+  }
+  const refused = async (seed: string): Promise<string> => {
+    const { stderr } = await failedStart(t, { DATA_DIR: dataDir, CATALOG_SEED: seed })
+    t.same(readdirSync(dataDir), [], 'nothing left in DATA_DIR')
+    return stderr
+  }
+  const missing = join(dir, 'missing.json')
+  t.equal(await refused(missing), `x402-catalog: CATALOG_SEED ${missing}: cannot read it: no such file\n`)
+  const notJson = seedFile('not-json.json', '[{"name": ')
+  t.match(await refused(notJson), `x402-catalog: CATALOG_SEED ${notJson}: is not JSON: `)
+  t.equal(await refused(seedFile('object.json', { services: [] })), `x402-catalog: CATALOG_SEED ${join(dir, 'object.json')}: must be a JSON array of services, got {"services":[]}\n`)
+
+  const demo = JSON.parse(readFileSync(DEMO_FIXTURES, 'utf8')) as Array<Record<string, unknown>>
+  const [first, second, third] = demo as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]
+  const { name: _name, ...nameless } = second
+  const noName = seedFile('no-name.json', [first, nameless])
+  t.equal(await refused(noName), `x402-catalog: CATALOG_SEED ${noName}: item 1 (name): is required\n`)
+  const badPrice = seedFile('bad-price.json', [first, second, { ...third, pricing: { currency: 'USDC', pricePerRequest: '1.2345678' } }])
+  t.match(await refused(badPrice), new RegExp(`^x402-catalog: CATALOG_SEED ${badPrice}: item 2 \\(pricing\\.pricePerRequest\\): .*decimal`))
+  const twice = seedFile('twice.json', [first, second, first])
+  t.equal(await refused(twice), `x402-catalog: CATALOG_SEED ${twice}: item 2 (endpoint): is item 0's endpoint too\n`)
+  const badStatus = seedFile('bad-status.json', [{ ...first, status: 'great' }])
+  t.match(await refused(badStatus), 'item 0 (status): must be one of')
 })

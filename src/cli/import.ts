@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline'
 import { newServiceId } from '../domain/ids.js'
 import { buildServiceRecord, RegistrationBodySchema, type RegistrationBody } from '../domain/registration.js'
 import type { ServiceRecord } from '../domain/service.js'
-import { fieldOf, messageOf, validator, type SchemaIssue } from '../domain/validation.js'
+import { describeIssues, validator, type SchemaIssue } from '../domain/validation.js'
 import { CatalogError, DuplicateEndpointError, FileError } from '../errors.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
@@ -40,8 +40,7 @@ const checkBody = validator(false).compile<RegistrationBody>(RegistrationBodySch
 /** The service a body describes, or why it is refused (the API's own words). */
 export function checkRegistration (item: unknown, ownerId: string | null, now: string): ServiceRecord | string {
   if (!checkBody(item)) {
-    const issue = (checkBody.errors?.[0] ?? {}) as SchemaIssue
-    return messageOf(issue, fieldOf(issue), 'body')
+    return describeIssues((checkBody.errors ?? []) as SchemaIssue[], 'body').message
   }
   try {
     return buildServiceRecord(item, { id: newServiceId(), ownerId, now })

@@ -40,6 +40,7 @@ Keys live in the catalog store in DATA_DIR (default ./data); the server need not
       if (command === 'list') {
         const keys = await store.listApiKeys()
         if (keys.length === 0) console.log('no keys')
+        else console.log(['id', 'owner', 'created', 'state'].join('\t'))
         for (const key of keys) console.log([key.id, key.name, key.createdAt, key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`].join('\t'))
         return 0
       }

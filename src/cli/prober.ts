@@ -29,9 +29,8 @@ CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see REA
   positionals: true,
   main: async ({ positionals }) => {
     const [command, ...rest] = positionals
-    if ((command !== undefined && command !== 'check') || rest.length > 0) {
-      throw new UsageError(`unknown argument "${(command !== 'check' ? command : rest[0]) as string}"`)
-    }
+    if (command !== undefined && command !== 'check') throw new UsageError(`unknown command "${command}"`)
+    if (rest.length > 0) throw new UsageError(`unknown argument "${rest[0] as string}"`)
     const config = loadConfig()
     if (command === 'check') {
       const store = await openCatalogStore(config)

@@ -37,13 +37,23 @@ function parse (cli: Cli, argv: string[]): CommandLine {
     const { positionals, values } = parseArgs({ args: argv, allowPositionals: cli.positionals === true, strict: true, options: { ...cli.options, help: { type: 'boolean', short: 'h' } } })
     return { positionals, values }
   } catch (err) {
-    // parseArgs explains how to pass a positional starting with '-': beyond what an operator needs.
-    const code = (err as NodeJS.ErrnoException).code
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-      const argument = /'([^']+)'/.exec((err as Error).message)?.[1] ?? ''
-      throw new UsageError(`unknown argument "${argument}"`)
-    }
-    throw new UsageError((err as Error).message)
+    throw new UsageError(parseProblem(err as NodeJS.ErrnoException, cli))
+  }
+}
+
+/**
+ * parseArgs's complaint in the CLIs' own words: its wording ("Option '--name <value>' argument
+ * missing", how to pass a positional starting with '-') is about the parser, not the command.
+ */
+function parseProblem (err: NodeJS.ErrnoException, cli: Cli): string {
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? ''
+  // "-h, --help" or "--name <value>": the long name is the one people type.
+  const option = /--[\w-]+/.exec(quoted)?.[0] ?? quoted
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': return `unknown option ${quoted}`
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': return `unknown argument "${quoted}" (${cli.usage.replace(/^usage: /, '')} takes none)`
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': return /argument missing/.test(err.message) ? `${option} needs a value` : `${option} takes no value`
+    default: return err.message
   }
 }
 

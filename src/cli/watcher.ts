@@ -27,9 +27,8 @@ CATALOG_STORE/MONGO_URL, CATALOG_CHAINS, CATALOG_CHAIN_POLL_MS (see README).`,
   positionals: true,
   main: async ({ positionals }) => {
     const [command, ...rest] = positionals
-    if ((command !== undefined && command !== 'check') || rest.length > 0) {
-      throw new UsageError(`unknown argument "${(command !== 'check' ? command : rest[0]) as string}"`)
-    }
+    if (command !== undefined && command !== 'check') throw new UsageError(`unknown command "${command}"`)
+    if (rest.length > 0) throw new UsageError(`unknown argument "${rest[0] as string}"`)
     const config = loadConfig()
     if (command === 'check') {
       const store = await openCatalogStore(config)

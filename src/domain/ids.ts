@@ -6,6 +6,8 @@ import { createHash, randomBytes } from 'node:crypto'
  * stay the same across fresh stores (handy in docs and curl examples).
  */
 export const SERVICE_ID_PATTERN = '^svc_[a-z2-7]{24}$'
+/** SERVICE_ID_PATTERN in words, for messages (people are never shown the regular expression). */
+export const SERVICE_ID_WORDS = 'a service id: svc_ followed by 24 lowercase letters or digits 2-7'
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
 

@@ -2,6 +2,7 @@
  * The list query: its schema (also the OpenAPI parameters) and its translation into the
  * store's typed filter, sort and page.
  */
+import { patterned } from './validation.js'
 import { Type, type Static } from '@sinclair/typebox'
 import { ValidationError } from '../errors.js'
 import { requireCategory } from './categories.js'
@@ -18,6 +19,10 @@ export const MAX_OFFSET = 1_000_000
 /** Default direction per sort field: cheapest, most trusted, A→Z, newest first. */
 const DEFAULT_ORDER: ReadonlyMap<SortField, 'asc' | 'desc'> = new Map([['price', 'asc'], ['trustScore', 'desc'], ['name', 'asc'], ['createdAt', 'desc']])
 
+/** A price bound as the API and the MCP tools take it, and the words that explain it. */
+export const PRICE_PATTERN = '^\\d+(\\.\\d+)?$'
+export const PRICE_WORDS = 'a decimal number such as 0.01'
+
 export const PageSizeSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, at most ${MAX_PAGE_SIZE}` })
 
 export const ListQueryProperties = {
@@ -25,7 +30,7 @@ export const ListQueryProperties = {
   category: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Category id' })),
   chain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Network: x402 name (base) or CAIP-2 id (eip155:8453)' })),
   status: Type.Optional(ServiceStatusEnum),
-  maxPricePerRequest: Type.Optional(Type.String({ pattern: '^\\d+(\\.\\d+)?$', maxLength: 40, description: 'Inclusive upper bound on pricing.pricePerRequest (USDC)' })),
+  maxPricePerRequest: Type.Optional(Type.String({ ...patterned(PRICE_PATTERN, PRICE_WORDS), maxLength: 40, description: 'Inclusive upper bound on pricing.pricePerRequest (USDC)' })),
   sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: createdAt (newest first); relevance when searching' })),
   sortOrder: Type.Optional(StringEnum(['asc', 'desc'], { description: 'Default: asc for price and name, desc for trustScore and createdAt' })),
   limit: Type.Optional(PageSizeSchema),

@@ -6,13 +6,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { CATEGORIES } from '../domain/categories.js'
-import { SERVICE_ID_PATTERN } from '../domain/ids.js'
+import { SERVICE_ID_PATTERN, SERVICE_ID_WORDS } from '../domain/ids.js'
 import { resolveNetwork } from '../domain/networks.js'
 import { toService, toServiceStatus, type ServiceRecord, type ServiceStatusView } from '../domain/service.js'
 import { toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage } from '../usage/service-usage.js'
-import { MAX_OFFSET, toStoreQuery } from '../domain/service-query.js'
+import { MAX_OFFSET, PRICE_PATTERN, PRICE_WORDS, toStoreQuery } from '../domain/service-query.js'
 import { SERVICE_STATUSES } from '../domain/trust.js'
 import { NotFoundError, ValidationError } from '../errors.js'
 import { MAX_QUERY_LENGTH, searchServices, type SearchDeps } from '../search/service-search.js'
@@ -74,7 +74,8 @@ function result (value: Record<string, unknown>): CallToolResult {
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
-const ServiceId = z.string().regex(new RegExp(SERVICE_ID_PATTERN)).describe('Service id (svc_…), from search_services')
+// Messages carry words, not the regex (zod's default shows it).
+const ServiceId = z.string().regex(new RegExp(SERVICE_ID_PATTERN), `must be ${SERVICE_ID_WORDS}`).describe('Service id (svc_…), from search_services')
 
 export function createCatalogServer (deps: CatalogDeps, version: string): McpServer {
   const server = new McpServer({ name: 'x402-service-catalog', version }, {
@@ -105,7 +106,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
       category: z.string().max(64).optional().describe('Category id from list_categories'),
       network: z.string().max(64).optional().describe('Payment network: x402 name (base, solana) or CAIP-2 id (eip155:8453)'),
       status: z.enum(SERVICE_STATUSES).optional().describe('verified: probed and answering'),
-      maxPricePerRequest: z.string().regex(/^\d+(\.\d+)?$/).max(40).optional().describe('Highest acceptable price per request in USDC, e.g. "0.01"'),
+      maxPricePerRequest: z.string().regex(new RegExp(PRICE_PATTERN), `must be ${PRICE_WORDS}`).max(40).optional().describe('Highest acceptable price per request in USDC, e.g. "0.01"'),
       sortBy: z.enum(SORT_FIELDS).optional().describe('Default: relevance with a query, trustScore without'),
       limit: z.number().int().min(1).max(MAX_TOOL_RESULTS).default(10),
       offset: z.number().int().min(0).max(MAX_OFFSET).default(0)
@@ -130,7 +131,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
     return result({
       total: found.total,
       totalExact: found.totalExact,
-      results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedWords: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
+      results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedTokens: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
     })
   })
 

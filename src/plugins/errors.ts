@@ -1,7 +1,8 @@
 /**
- * One JSON error shape for every failure: {statusCode, code, error, message} plus
- * `field` when a single input field is at fault. Client mistakes are 4xx; a 5xx means
- * the catalog itself failed and never echoes internals.
+ * One JSON error shape for every failure: {statusCode, code, error, message} plus `field`,
+ * the (first) input field at fault; a schema violation's message lists every field's problem,
+ * in plain words (src/domain/validation.ts). Client mistakes are 4xx; a 5xx means the catalog
+ * itself failed and never echoes internals.
  */
 import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
@@ -9,7 +10,7 @@ import type { Socket } from 'node:net'
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import { CatalogError } from '../errors.js'
-import { fieldOf, messageOf, type SchemaIssue } from '../domain/validation.js'
+import { describeIssues, type SchemaIssue } from '../domain/validation.js'
 import { MAX_URL_LENGTH } from './http.js'
 
 /** The error shape, registered once (app.addSchema) so OpenAPI lists it once, under components. */
@@ -18,7 +19,7 @@ export const ErrorResponseSchema = Type.Object({
   code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_ERROR' }),
   error: Type.String({ description: 'HTTP status text' }),
   message: Type.String(),
-  field: Type.Optional(Type.String({ description: 'The input field at fault, when there is one' }))
+  field: Type.Optional(Type.String({ description: 'The input field at fault, when there is one (the first, when the message names several)' }))
 }, { $id: 'ErrorResponse', description: 'Every failure: statusCode, code, error and message, plus field when one input field is at fault' })
 
 /** What routes declare for their error responses: a reference to ErrorResponse. */
@@ -28,13 +29,12 @@ export default fp(async function errorsPlugin (app: FastifyInstance) {
   app.addSchema(ErrorResponseSchema)
   app.setErrorHandler(async (error: FastifyError & { field?: string }, request, reply) => {
     if (error.validation !== undefined) {
-      const issue = (error.validation[0] ?? {}) as SchemaIssue
-      const field = fieldOf(issue)
+      const { field, message } = describeIssues(error.validation as SchemaIssue[], error.validationContext ?? 'request')
       return await reply.code(400).send({
         statusCode: 400,
         code: 'VALIDATION_ERROR',
         error: 'Bad Request',
-        message: messageOf(issue, field, error.validationContext ?? 'request'),
+        message,
         ...(field === '' ? {} : { field })
       })
     }

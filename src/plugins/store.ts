@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
-import { readSeedFile, seedRecords } from '../domain/seed.js'
+import { loadSeed } from '../domain/seed.js'
 import { DEFAULT_SORT } from '../domain/service-query.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 import { openCatalogStore } from '../adapters.js'
@@ -17,12 +17,13 @@ declare module 'fastify' {
 }
 
 export async function openStore (config: Config): Promise<CatalogStore> {
+  // Read and checked before the store is opened, at every start: a bad CATALOG_SEED stops the
+  // start with one line (SeedError) and leaves no empty store behind to mask it next time.
+  const seed = config.seed === 'none' ? [] : loadSeed(config.seed, new Date().toISOString())
   const store = await openCatalogStore(config)
   try {
     // Only a store that never held a service is seeded: one emptied by deletions stays empty.
-    if (config.seed !== 'none' && await store.latestSeq() === 0) {
-      await store.insertServices(seedRecords(readSeedFile(config.seed), new Date().toISOString()))
-    }
+    if (seed.length > 0 && await store.latestSeq() === 0) await store.insertServices(seed)
   } catch (err) {
     await store.close()
     throw err

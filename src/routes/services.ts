@@ -51,9 +51,9 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function ownedService (request: FastifyRequest): Promise<void> {
     const { id } = request.params as { id: string }
     const record = await findService(id)
-    if (record.ownerId === null || record.ownerId !== request.ownerId) {
-      throw new ForbiddenError(`service ${id} belongs to another API key`)
-    }
+    // Seeded services have no owner: saying "another key" would send people hunting for it.
+    if (record.ownerId === null) throw new ForbiddenError(`service ${id} was loaded from the seed (CATALOG_SEED) and has no owner: no API key can change it`)
+    if (record.ownerId !== request.ownerId) throw new ForbiddenError(`service ${id} belongs to another API key`)
     request.ownedService = record
   }
 

@@ -48,6 +48,7 @@ test('operator CLI: create prints a key once, list never shows keys, revoke stop
 
   const listed = await run(process.execPath, [cli, 'list'], { env })
   t.match(listed.stdout, new RegExp(`${id}\\tacme\\t.*\\tactive`))
+  t.equal(listed.stdout.split('\n')[0], 'id\towner\tcreated\tstate', 'a header line names the columns')
   t.notMatch(listed.stdout, new RegExp(key), 'list never prints the key')
 
   t.match((await run(process.execPath, [cli, 'revoke', id], { env })).stdout, /revoked/)

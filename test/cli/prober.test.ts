@@ -65,7 +65,7 @@ test('--help prints usage and starts nothing; an unknown argument is refused', a
   t.match(help.output(), /CATALOG_PROBER=external/)
   const unknown = run({ DATA_DIR: dataDir }, ['--once'])
   t.equal(await unknown.exited, 2)
-  t.match(unknown.output(), /unknown argument "--once"/)
+  t.match(unknown.output(), /unknown option --once/)
 })
 
 test('prober check: exit 0 when the configured store answers (an unreachable one: test/unreachable-servers.test.ts)', async (t) => {
@@ -74,5 +74,5 @@ test('prober check: exit 0 when the configured store answers (an unreachable one
   t.match(ok.output(), /the store answers/)
   const usage = run({ DATA_DIR: tempDataDir(t) }, ['status'])
   t.equal(await usage.exited, 2)
-  t.match(usage.output(), /unknown argument "status"[\s\S]*usage: npm run prober/)
+  t.match(usage.output(), /unknown command "status"[\s\S]*usage: npm run prober/)
 })

@@ -13,7 +13,8 @@ const CLIS: Array<[string, string, RegExp]> = [
   ['keys', join(DIST, 'cli', 'keys.js'), /^usage: npm run keys -- /],
   ['catalog', join(DIST, 'cli', 'catalog.js'), /^usage: npm run catalog -- import FILE/],
   ['prober', join(DIST, 'cli', 'prober.js'), /^usage: npm run prober/],
-  ['indexer', join(DIST, 'indexer', 'cli.js'), /^usage: npm run indexer -- watch \| reindex \| status/]
+  ['indexer', join(DIST, 'indexer', 'cli.js'), /^usage: npm run indexer -- watch \| reindex \| status/],
+  ['watcher', join(DIST, 'cli', 'watcher.js'), /^usage: npm run watcher/]
 ]
 
 interface Result { code: number, stdout: string, stderr: string }
@@ -39,10 +40,24 @@ for (const [name, entry, usage] of CLIS) {
     t.equal(result.code, 2)
     t.equal(result.stdout, '')
     const [problem, hint] = result.stderr.split('\n')
-    t.equal(problem, 'x402-catalog: unknown argument "--bogus"')
+    t.equal(problem, 'x402-catalog: unknown option --bogus', 'in plain words, not the argument parser\'s')
     t.match(hint, usage)
   })
+
+  test(`${name}: an unknown command is named`, async (t) => {
+    const result = await cli(t, entry, ['bogus'])
+    t.equal(result.code, 2)
+    t.equal(result.stderr.split('\n')[0], name === 'server' ? 'x402-catalog: unknown argument "bogus" (npm start takes none)' : 'x402-catalog: unknown command "bogus"')
+  })
 }
+
+test('an option without its value says which, in plain words', async (t) => {
+  const result = await cli(t, join(DIST, 'cli', 'keys.js'), ['create', '--name'])
+  t.equal(result.code, 2)
+  t.equal(result.stderr.split('\n')[0], 'x402-catalog: --name needs a value')
+  const flag = await cli(t, join(DIST, 'cli', 'keys.js'), ['--help=yes'])
+  t.equal(flag.stderr.split('\n')[0], 'x402-catalog: --help takes no value')
+})
 
 // The other CLIs' failures are covered where they fail: test/server.test.ts, test/unreachable-servers.test.ts.
 test('catalog: a configuration problem is one line on stderr, exit 1', async (t) => {

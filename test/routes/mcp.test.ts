@@ -56,6 +56,9 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const typo = payload<{ total: number, results: AgentService[] }>(await call('search_services', { query: 'quokka tyde tables' }))
   const top = typo.results[0] as AgentService
   t.equal(top.name, 'Quokka Tide Tables', 'typo-tolerant search')
+  const http = (await app.inject('/api/catalog/search?q=quokka%20tyde%20tables')).json() as { results: Array<{ matchedTokens: string[] }> }
+  t.same((top as unknown as { matchedTokens: string[] }).matchedTokens, http.results[0]?.matchedTokens, 'matchedTokens: the HTTP answer\'s name and words')
+  t.notOk('matchedWords' in top, 'one name for one thing')
   t.equal(top.endpoint, (created.json() as { endpoint: string }).endpoint)
   t.equal(top.method, 'GET')
   t.match(top.payment, {
@@ -113,6 +116,12 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   t.match(JSON.stringify(missing.content), /not found/)
   const malformed = await call('get_service_status', { id: 'nope' })
   t.ok(malformed.isError, 'a malformed id is a tool error')
+  t.notMatch(JSON.stringify(malformed.content), /\^|\[a-z/, 'in words, not a regular expression')
+  t.match(JSON.stringify(malformed.content), /svc_ followed by 24/)
+  const badPrice = await call('search_services', { query: 'weather', maxPricePerRequest: 'cheap' })
+  t.ok(badPrice.isError)
+  t.notMatch(JSON.stringify(badPrice.content), /\\d|\^/, 'a price pattern in words too')
+  t.match(JSON.stringify(badPrice.content), /a decimal number/)
   const badFilter = await call('search_services', { query: 'weather', category: 'nope' })
   t.ok(badFilter.isError)
   t.match(JSON.stringify(badFilter.content), /category/, 'the error names the field')

@@ -41,7 +41,10 @@ test('only the owning key changes, deletes or re-probes a service', async (t) =>
     t.equal(other.statusCode, 403, `${method} with another key`)
     t.equal(other.json().code, 'FORBIDDEN')
     t.equal((await call(app, method, url, OTHER_KEY, { nonsense: true })).statusCode, 403, 'another key learns nothing about the body rules')
-    t.equal((await call(app, method, url.replace(mine, seeded), API_KEY, body)).statusCode, 403, 'seeded services belong to no key')
+    const seededAnswer = await call(app, method, url.replace(mine, seeded), API_KEY, body)
+    t.equal(seededAnswer.statusCode, 403, 'seeded services belong to no key')
+    t.equal(seededAnswer.json().message, `service ${seeded} was loaded from the seed (CATALOG_SEED) and has no owner: no API key can change it`, 'and the answer says so')
+    t.match(other.json().message, `service ${mine} belongs to another API key`)
     t.equal((await call(app, method, url.replace(mine, 'svc_aaaaaaaaaaaaaaaaaaaaaaaa'), API_KEY, body)).statusCode, 404, 'unknown id')
     t.equal((await call(app, method, url.replace(mine, 'not-an-id'), API_KEY, body)).statusCode, 404, 'an id of any shape no service has')
   }

@@ -170,6 +170,27 @@ test('malformed bodies are 400 and store nothing', async (t) => {
   t.equal(await app.store.countServices(), 0)
 })
 
+test('a registration hears of every problem at once, in plain words', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const { name: _name, description: _description, endpoint: _endpoint, ...rest } = validBody()
+  const missing = await register(app, rest)
+  t.equal(missing.statusCode, 400)
+  t.same(missing.json(), { statusCode: 400, code: 'VALIDATION_ERROR', error: 'Bad Request', message: 'name: is required; description: is required; endpoint: is required', field: 'name' })
+  const several = await register(app, validBody({ name: '', pricing: { currency: 'USDC', pricePerRequest: 0.01 } }))
+  t.equal(several.json().message, 'name: must not be empty; pricing.pricePerRequest: must be text (a JSON string)')
+})
+
+test('query mistakes are told in plain words, never as a regular expression', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const message = async (url: string): Promise<string> => (await app.inject(url)).json().message as string
+  t.equal(await message('/api/catalog/search?q='), 'q: must not be empty')
+  t.equal(await message('/api/catalog/search?q=tea&maxPricePerRequest=cheap'), 'maxPricePerRequest: must be a decimal number such as 0.01')
+  t.equal(await message('/api/services?maxPricePerRequest=1e-3'), 'maxPricePerRequest: must be a decimal number such as 0.01')
+  t.equal(await message('/api/services?limit=0'), 'limit: must be at least 1')
+  t.equal(await message('/api/services?limit=ten'), 'limit: must be a whole number')
+  t.equal(await message('/api/services?limit=0&offset=-1'), 'limit: must be at least 1; offset: must be at least 0')
+})
+
 test('bodies above the limit are 413', async (t) => {
   const app = await build(t, { seed: 'none' })
   const res = await register(app, validBody({ description: 'x'.repeat(70 * 1024) }))

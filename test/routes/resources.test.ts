@@ -110,5 +110,5 @@ test('CATALOG_SEED=none starts empty; a file path seeds from that file', async (
   t.equal(await seeded.store.countServices(), 2)
   const broken = join(tempDataDir(t), 'broken.json')
   writeFileSync(broken, JSON.stringify([{ ...demo[0], category: 'astrology' }]))
-  await t.rejects(build(t, { seed: broken }), { code: 'VALIDATION_ERROR', field: 'category' }, 'a broken seed fails loudly')
+  await t.rejects(build(t, { seed: broken }), { code: 'CONFIG_ERROR', message: `CATALOG_SEED ${broken}: item 0 (category): unknown category "astrology"` }, 'a broken seed fails loudly, naming file, item and field')
 })
