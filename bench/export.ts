@@ -8,7 +8,8 @@
  * Constant memory means the streamed RSS growth stays flat from n / 10 to n while the
  * buffered one grows with n. Every request is a full, uncached export (streams are never cached).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -17,7 +18,7 @@ import { toBazaarItem } from '../src/domain/bazaar.js'
 import type { ServiceRecord } from '../src/domain/service.js'
 import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
-import { SqliteCatalogStore } from '../src/store/sqlite/store.js'
+import { SqliteCatalogStore, STORE_FILE } from '../src/store/sqlite/store.js'
 import { generateServices } from './generate.js'
 import { children, freePort, HOST, intOption, log, machine, median, startChild, stopChild, table, waitUntil } from './support.js'
 
@@ -103,6 +104,22 @@ async function buffered (store: SqliteCatalogStore): Promise<Run> {
   return { ms, bytes: Buffer.byteLength(body), growthMb }
 }
 
+/**
+ * A copy of the store an older build (the baseline) can open: builds before usage figures
+ * read tx_count and total_revenue, which this one dropped. The figures do not matter here.
+ */
+function copyForOlderBuild (dataDir: string): string {
+  const copy = mkdtempSync(join(tmpdir(), 'x402-bench-export-old-'))
+  const db = new Database(join(dataDir, STORE_FILE))
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  copyFileSync(join(dataDir, STORE_FILE), join(copy, STORE_FILE))
+  const old = new Database(join(copy, STORE_FILE))
+  old.exec("ALTER TABLE services ADD COLUMN tx_count INTEGER NOT NULL DEFAULT 0; ALTER TABLE services ADD COLUMN total_revenue TEXT NOT NULL DEFAULT '0'")
+  old.close()
+  return copy
+}
+
 interface Contention { idleP99: number, coldP50: number, coldP99: number, coldMs: number, warmP50: number, warmP99: number, warmMs: number }
 
 function startApi (name: string, server: string, dataDir: string, port: number): ReturnType<typeof startChild> {
@@ -145,11 +162,13 @@ async function measure (n: number, rounds: number, seed: number): Promise<{ stre
     let baseline: Contention | undefined
     if (args.baseline !== undefined) {
       const port = await freePort()
-      const old = startApi(`baseline (${n})`, args.baseline, dataDir, port)
+      const oldDir = copyForOlderBuild(dataDir)
+      const old = startApi(`baseline (${n})`, args.baseline, oldDir, port)
       const url = `http://${HOST}:${port}`
       await waitUntil(old, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 120_000)
       baseline = await contentionOf(url)
       await stopChild(old)
+      rmSync(oldDir, { recursive: true, force: true })
     }
     const port = await freePort()
     const api = startApi(`catalog (${n})`, join(PROJECT_ROOT, 'dist', 'src', 'server.js'), dataDir, port)
