@@ -12,11 +12,12 @@ import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { openCatalogStore } from '../adapters.js'
 import { loadConfig } from '../config.js'
-import { ConfigError, UsageError } from '../errors.js'
+import { ConfigError } from '../errors.js'
 import { HttpEndpointProber } from '../prober/endpoint-prober.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
 import { runCli } from './run.js'
+import { checkStore, workerCommand } from './worker-command.js'
 
 runCli({
   usage: 'usage: npm run prober [-- check]',
@@ -28,20 +29,9 @@ CATALOG_PROBE_INTERVAL_S, CATALOG_PROBE_TIMEOUT_MS, CATALOG_PROBE_ALLOW_PRIVATE,
 CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see README).`,
   positionals: true,
   main: async ({ positionals }) => {
-    const [command, ...rest] = positionals
-    if (command !== undefined && command !== 'check') throw new UsageError(`unknown command "${command}"`)
-    if (rest.length > 0) throw new UsageError(`unknown argument "${rest[0] as string}"`)
+    const command = workerCommand(positionals)
     const config = loadConfig()
-    if (command === 'check') {
-      const store = await openCatalogStore(config)
-      try {
-        await store.ping()
-      } finally {
-        await store.close()
-      }
-      console.log('prober: the store answers')
-      return 0
-    }
+    if (command === 'check') return await checkStore(config, 'prober')
     if (config.probeIntervalS === 0) throw new ConfigError('CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off): the prober has nothing to do')
     const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
     const store = await openCatalogStore(config)

@@ -14,8 +14,9 @@ import { chainNetworks } from '../chain/config.js'
 import { ChainWatcher } from '../chain/watcher.js'
 import { loadConfig } from '../config.js'
 import { registerNetworks } from '../domain/networks.js'
-import { ConfigError, UsageError } from '../errors.js'
+import { ConfigError } from '../errors.js'
 import { runCli } from './run.js'
+import { checkStore, workerCommand } from './worker-command.js'
 
 runCli({
   usage: 'usage: npm run watcher [-- check]',
@@ -26,20 +27,9 @@ a time: a second one waits for the store's lease. \`check\` only checks that the
 CATALOG_STORE/MONGO_URL, CATALOG_CHAINS, CATALOG_CHAIN_POLL_MS (see README).`,
   positionals: true,
   main: async ({ positionals }) => {
-    const [command, ...rest] = positionals
-    if (command !== undefined && command !== 'check') throw new UsageError(`unknown command "${command}"`)
-    if (rest.length > 0) throw new UsageError(`unknown argument "${rest[0] as string}"`)
+    const command = workerCommand(positionals)
     const config = loadConfig()
-    if (command === 'check') {
-      const store = await openCatalogStore(config)
-      try {
-        await store.ping()
-      } finally {
-        await store.close()
-      }
-      console.log('watcher: the store answers')
-      return 0
-    }
+    if (command === 'check') return await checkStore(config, 'watcher')
     if (config.chains.length === 0) throw new ConfigError('CATALOG_CHAINS is not set (or lists no chain): the watcher has nothing to watch')
     registerNetworks(chainNetworks(config.chains))
     const logger = pino({ level: config.logLevel, base: { component: 'chain-watcher' } })
