@@ -153,6 +153,8 @@ export function buildServiceRecord (
     name,
     description,
     endpoint,
+    // The registration route replaces it with what the endpoint's 402 answer declares.
+    resource: endpoint,
     method: body.method ?? 'GET',
     category: body.category,
     currency: currency.code,
@@ -224,7 +226,8 @@ export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, n
     uptimeScore: record.uptimeScore,
     lastChecked: record.lastChecked
   }
-  const next = buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt, record.usage)
+  // The identity stays: the endpoint does not change, and a method change is checked by the store's (resource, method) key.
+  const next = { ...buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt, record.usage), resource: record.resource }
   const reprobe = next.method !== record.method || next.network !== record.network || next.priceAtomic !== record.priceAtomic ||
     next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
   if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }

@@ -69,6 +69,12 @@ export interface ServiceRecord {
   name: string
   description: string
   endpoint: string
+  /**
+   * The listing's identity with `method` (unique together in every store): the canonical
+   * resource URL the endpoint's 402 answer declared at registration, on the endpoint's origin
+   * (listingResource, src/domain/endpoint-url.ts); the canonical endpoint when it declared none.
+   */
+  resource: string
   method: HttpMethod
   category: string
   currency: string

@@ -40,7 +40,9 @@ export class HttpEndpointProber implements EndpointProber {
       answered402: true,
       matched: match.matched,
       reason: match.reason,
-      accepts: payment.accepts
+      accepts: payment.accepts,
+      resource: payment.resource,
+      ...(payment.extensions === undefined ? {} : { extensions: payment.extensions })
     }
   }
 

@@ -21,6 +21,8 @@ export interface ServiceDocument {
   nameSort: string
   description: string
   endpoint: string
+  /** With `method`, the listing's identity: unique together (index resource_method_unique). */
+  resource: string
   method: HttpMethod
   category: string
   currency: string
@@ -162,6 +164,7 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     nameSort: nameSortKey(record.name),
     description: record.description,
     endpoint: record.endpoint,
+    resource: record.resource,
     method: record.method,
     category: record.category,
     currency: record.currency,
@@ -232,6 +235,7 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     name: doc.name,
     description: doc.description,
     endpoint: doc.endpoint,
+    resource: doc.resource,
     method: doc.method,
     category: doc.category,
     currency: doc.currency,

@@ -15,6 +15,7 @@ import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSe
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
+import type { HttpMethod } from '../../domain/http-method.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
@@ -56,7 +57,7 @@ const NAMESPACE_EXISTS = 48
 const INDEX_NOT_FOUND = 27
 
 /**
- * A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is.
+ * A clash on the unique identity index (resource, method) as DuplicateEndpointError; any other error as it is.
  * A single-document write's error names the index it hit (the server's keyPattern and
  * keyValue). insertMany's bulk error does not: the driver keeps only each write error's
  * index, code and message. For it the failed record's endpoint is looked up (its
@@ -66,14 +67,15 @@ const INDEX_NOT_FOUND = 27
 export async function duplicateEndpointOf (err: unknown, records: readonly ServiceRecord[], heldByAnother: (record: ServiceRecord) => Promise<boolean>): Promise<unknown> {
   if (!(err instanceof MongoServerError) || err.code !== DUPLICATE_KEY) return err
   if (err.keyPattern !== undefined) {
-    if (err.keyPattern.endpoint === undefined) return err
-    return new DuplicateEndpointError(String(err.keyValue?.endpoint ?? records[0]?.endpoint), { cause: err })
+    if (err.keyPattern.resource === undefined) return err
+    return new DuplicateEndpointError(String(err.keyValue?.resource ?? records[0]?.endpoint), { cause: err })
   }
   if (!(err instanceof MongoBulkWriteError)) return err
   const index = [err.writeErrors].flat()[0]?.index ?? -1
   const record = records[index]
   if (record === undefined) return err
-  const clash = records.slice(0, index).some((other) => other.endpoint === record.endpoint && other.id !== record.id) || await heldByAnother(record)
+  const clash = records.slice(0, index).some((other) => other.resource === record.resource && other.method === record.method && other.id !== record.id) ||
+    await heldByAnother(record)
   return clash ? new DuplicateEndpointError(record.endpoint, { cause: err }) : err
 }
 
@@ -150,7 +152,7 @@ export class MongoCatalogStore implements CatalogStore {
 
   async #duplicateEndpoint (err: unknown, records: readonly ServiceRecord[]): Promise<unknown> {
     return await duplicateEndpointOf(err, records, async (record) =>
-      await this.#services.countDocuments({ endpoint: { $eq: record.endpoint }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
+      await this.#services.countDocuments({ resource: { $eq: record.resource }, method: { $eq: record.method }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
   }
 
   /** Reserves `count` sequence numbers in the transaction; returns the first. */
@@ -238,8 +240,8 @@ export class MongoCatalogStore implements CatalogStore {
     return { id: doc._id, displacedBy: doc.displacedBy, endpoint: doc.endpoint, ownerId: doc.ownerId, reason: doc.reason, at: doc.at.toISOString() }
   }
 
-  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
-    const doc = await this.#services.findOne({ endpoint: { $eq: endpoint } })
+  async findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null> {
+    const doc = await this.#services.findOne({ resource: { $eq: resource }, method: { $eq: method } })
     return doc === null ? null : fromServiceDocument(doc)
   }
 

@@ -62,7 +62,7 @@ const USAGE_SCHEMA: Document = {
 export const SERVICE_VALIDATOR: Document = {
   $jsonSchema: {
     bsonType: 'object',
-    required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'method', 'category', 'currency', 'priceAtomic',
+    required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'resource', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
       'usage', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
@@ -73,6 +73,7 @@ export const SERVICE_VALIDATOR: Document = {
       nameSort: string,
       description: string,
       endpoint: string,
+      resource: string,
       method: { enum: [...HTTP_METHODS] },
       category: string,
       currency: string,
@@ -222,7 +223,7 @@ export const VALIDATORS: Record<string, Document> = {
  * at open (mongo-store.ts, migrateServices).
  */
 export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource'] as const
 
 /**
  * The validator while services are migrated: either layout, and any document half-way
@@ -270,6 +271,8 @@ export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
     {
       $set: {
         usage: { $ifNull: ['$usage', null] },
+        // A listing's identity before declared resources counted: its endpoint.
+        resource: { $ifNull: ['$resource', '$endpoint'] },
         payToKey: {
           $cond: [
             { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
@@ -317,7 +320,8 @@ export function serviceIndexes (): IndexDescription[] {
   const sorts = Object.values(SORT_KEYS)
   const filters = Object.values(EQUALITY_FILTER_KEYS)
   return [
-    { key: { endpoint: 1 }, name: 'endpoint_unique', unique: true },
+    // A listing's identity (src/domain/service.ts); the endpoint alone is no longer unique.
+    { key: { resource: 1, method: 1 }, name: 'resource_method_unique', unique: true },
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
@@ -340,7 +344,7 @@ export const API_KEY_INDEXES: IndexDescription[] = [
 ]
 
 /** Indexes of earlier builds that nothing uses any more: dropped at open. */
-export const DROPPED_SERVICE_INDEXES = ['paymentAddress_id']
+export const DROPPED_SERVICE_INDEXES = ['paymentAddress_id', 'endpoint_unique']
 
 export const PAYMENT_INDEXES: IndexDescription[] = [
   // Idempotence: a payment is stored once, however often its range is scanned.

@@ -14,15 +14,15 @@ import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
  * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
  * building an object per row, 25 named properties each, costs more than the read itself.
  */
-export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at'
+export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at, resource'
 export type RecordValues = [
   id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
   priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
   trustScore: number, uptimeScore: number | null, lastChecked: string | null, usage: string | null,
-  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
+  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string, resource: string
 ]
 /** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
-export const RECORD_VALUES = 21
+export const RECORD_VALUES = 22
 
 export interface ProbeRow {
   checked_at: string
@@ -56,6 +56,7 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
     name: v[1],
     description: v[2],
     endpoint: v[3],
+    resource: v[21],
     method: v[4] as HttpMethod,
     category: v[5],
     currency: v[6],

@@ -99,15 +99,15 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     this.#listThread = options.listThread === true ? new ListThread(dataDir) : undefined
     this.#insert = this.#statement(`
-      INSERT INTO services (id, seq, name, name_sort, description, endpoint, method, category, currency, price_atomic,
+      INSERT INTO services (id, seq, name, name_sort, description, endpoint, resource, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
         usage, payment_requirements, owner_id, created_at, updated_at, service_json)
-      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @method,
+      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @resource, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
         @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
-        endpoint = @endpoint, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
+        endpoint = @endpoint, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         usage = @usage, payment_requirements = @paymentRequirements,
@@ -256,7 +256,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   /**
    * Runs a write of `record` inside a transaction; true when a row changed. A unique clash
-   * is a DuplicateEndpointError only when another service holds the record's endpoint: the
+   * is a DuplicateEndpointError only when another service holds the record's identity (resource and method): the
    * error does not say which index it hit (other than in its message, which is no contract),
    * but the write lock is held, so the holder read here is the one the index saw.
    */
@@ -265,7 +265,7 @@ export class SqliteCatalogStore implements CatalogStore {
       return write().changes > 0
     } catch (err) {
       if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        const holder = this.#statement('SELECT id FROM services WHERE endpoint = ?').pluck().get(record.endpoint) as string | undefined
+        const holder = this.#statement('SELECT id FROM services WHERE resource = ? AND method = ?').pluck().get(record.resource, record.method) as string | undefined
         if (holder !== undefined && holder !== record.id) throw new DuplicateEndpointError(record.endpoint, { cause: err })
       }
       throw err
@@ -300,8 +300,8 @@ export class SqliteCatalogStore implements CatalogStore {
     return row === undefined ? null : fromDisplacementRow(row)
   }
 
-  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
-    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE endpoint = ?`).get(endpoint) as RecordValues | undefined
+  async findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null> {
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE resource = ? AND method = ?`).get(resource, method) as RecordValues | undefined
     return row === undefined ? null : fromValues(row)
   }
 

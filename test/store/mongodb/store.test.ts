@@ -392,7 +392,8 @@ test('each filter × sort of the list endpoint has an index that provides the or
     t.ok(has([[sort, 1], ['_id', 1]]), `unfiltered, by ${field}`)
     for (const filter of Object.values(EQUALITY_FILTER_KEYS)) t.ok(has([[filter, 1], [sort, 1], ['_id', 1]]), `${filter} = x, by ${field}`)
   }
-  t.ok(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'endpoint'), 'endpoints are unique')
+  t.ok(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'resource,method'), 'identities (resource, method) are unique')
+  t.notOk(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'endpoint'), 'the endpoint alone is not: GET and POST of one URL are two listings')
   t.ok(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'seq'), 'change sequences are unique')
   t.ok(indexes.length <= 64, 'within MongoDB\'s indexes per collection')
   t.equal(new Set(indexes.map((index) => index.name)).size, indexes.length, 'index names are distinct')
@@ -435,9 +436,11 @@ test('a duplicate-key error is a DuplicateEndpointError only when the endpoint i
   // A single-document write's error names the index (the server's keyPattern and keyValue).
   const single = (key: string, value: string): MongoServerError => new MongoServerError({ message, code: 11000, keyPattern: { [key]: 1 }, keyValue: { [key]: value } })
   const nobody = async (): Promise<boolean> => { throw new Error('no lookup needed') }
-  const onEndpoint = await duplicateEndpointOf(single('endpoint', b.endpoint), [a], nobody)
-  t.ok(onEndpoint instanceof DuplicateEndpointError, 'keyPattern endpoint')
-  t.match((onEndpoint as Error).message, b.endpoint, 'naming the endpoint the index saw')
+  const onEndpoint = await duplicateEndpointOf(single('resource', b.resource), [a], nobody)
+  t.ok(onEndpoint instanceof DuplicateEndpointError, 'keyPattern resource (with method): the identity index')
+  t.match((onEndpoint as Error).message, b.resource, 'naming the resource the index saw')
+  const onOldIndex = single('endpoint', b.endpoint)
+  t.equal(await duplicateEndpointOf(onOldIndex, [a], nobody), onOldIndex, 'the endpoint alone is no identity')
   const onId = single('_id', a.id)
   t.equal(await duplicateEndpointOf(onId, [a], nobody), onId, 'keyPattern _id: the error as it is')
   const other = new MongoServerError({ message: 'write conflict', code: 112 })
@@ -451,7 +454,7 @@ test('a duplicate-key error is a DuplicateEndpointError only when the endpoint i
   t.match((inBatch as Error).message, b.endpoint)
   const idClash = bulk(1)
   t.equal(await duplicateEndpointOf(idClash, [a, b], held('https://nobody.example/')), idClash, 'no other holder: not the endpoint (the id clashed)')
-  t.ok(await duplicateEndpointOf(bulk(1), [a, { ...b, endpoint: a.endpoint }], held('https://nobody.example/')) instanceof DuplicateEndpointError,
+  t.ok(await duplicateEndpointOf(bulk(1), [a, { ...b, endpoint: a.endpoint, resource: a.resource, method: a.method }], held('https://nobody.example/')) instanceof DuplicateEndpointError,
     'held by an earlier record of the same batch')
   const twice = bulk(1)
   t.equal(await duplicateEndpointOf(twice, [a, a], held('https://nobody.example/')), twice, 'the same record twice: its id clashed')
