@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { decideOwnership, sameRequest } from '../domain/ownership.js'
 import { listingResource } from '../domain/endpoint-url.js'
+import { originOf } from '../domain/claims.js'
 import { payToKey } from '../domain/pay-to.js'
 import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
@@ -14,7 +15,7 @@ import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage, refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
-import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
+import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, OriginClaimedError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 // No pattern: an id of any shape that no service has is a 404, not a 400.
@@ -52,6 +53,11 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function ownedService (request: FastifyRequest): Promise<void> {
     const { id } = request.params as { id: string }
     const record = await findService(id)
+    if (record.ownerId !== request.ownerId) {
+      // A registrant whose listing moved to the origin's proven owner learns why.
+      const transfer = await app.store.getTransfer(id)
+      if (transfer !== null && transfer.fromOwnerId === request.ownerId) throw new ForbiddenError(`service ${id} moved to another key on ${transfer.at}: ${transfer.reason}`)
+    }
     if (record.ownerId === null || record.ownerId !== request.ownerId) {
       throw new ForbiddenError(`service ${id} belongs to another API key`)
     }
@@ -205,6 +211,11 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const built = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
+    // An origin whose owner proved control of it is listed by that owner's key only.
+    const origin = originOf(built.endpoint)
+    const proven = await app.store.provenClaim(origin)
+    if (proven !== null && proven.ownerId !== request.ownerId) throw new OriginClaimedError(`${origin} is claimed by its owner, who proved control of it on ${proven.provenAt as string}; only that key lists its endpoints`)
+    built.claimed = proven !== null
     // The listing's identity is the resource its 402 answer declares (so `/paid/` answering as
     // `/paid` is `/paid`); one probe, not recorded, that also decides a takeover.
     const outcome = await app.prober.probe(probeTargetOf(built))

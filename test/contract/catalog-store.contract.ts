@@ -422,6 +422,42 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.equal((await store.listServices({ payTo: '0x.*' }, sort, { limit: 10, offset: 0 })).total, 0, 'a pattern is not a wildcard')
   })
 
+  t.test('claims: one token per owner and origin; a proof moves the origin\'s listings, each a change, with a transfer', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    const origin = 'https://claimed.example'
+    const onOrigin = { ...a, endpoint: `${origin}/x`, resource: `${origin}/x`, ownerId: 'key_squatter' }
+    const alsoOnOrigin = { ...b, endpoint: `${origin}/y?q=1`, resource: `${origin}/y?q=1`, ownerId: 'key_provider' }
+    // A longer host that starts with the origin's text is another origin.
+    const lookalike = { ...c, endpoint: 'https://claimed.example.evil.example/x', resource: 'https://claimed.example.evil.example/x', ownerId: 'key_squatter' }
+    await store.insertServices([onOrigin, alsoOnOrigin, lookalike])
+    const claim = { origin, ownerId: 'key_provider', token: 'x402c_token', createdAt: NOW, provenAt: null }
+    t.same(await store.issueClaim(claim), claim)
+    t.same(await store.issueClaim({ ...claim, token: 'x402c_other', createdAt: '2026-01-01T00:00:00.000Z' }), claim, 'asking again keeps the first token')
+    t.same(await store.getClaim(origin, 'key_provider'), claim)
+    t.equal(await store.getClaim(origin, 'key_nobody'), null)
+    t.equal(await store.provenClaim(origin), null)
+    t.equal(await store.proveClaim(origin, 'key_nobody', NOW, 'x'), null, 'no claim, no proof')
+
+    const before = await store.latestSeq()
+    const at = '2026-02-01T00:00:00.000Z'
+    const moved = await store.proveClaim(origin, 'key_provider', at, 'published the token')
+    t.same(moved?.map((record) => record.id), [onOrigin.id], 'the listings another key held, as they were')
+    t.match(await store.getService(onOrigin.id), { ownerId: 'key_provider', claimed: true, updatedAt: at })
+    t.match(await store.getService(alsoOnOrigin.id), { ownerId: 'key_provider', claimed: true }, 'the prover\'s own listing is claimed too')
+    t.match(await store.getService(lookalike.id), { ownerId: 'key_squatter', claimed: false }, 'another origin is untouched')
+    t.same((await store.changesSince(before, 10)).map((change) => change.id).sort(), [onOrigin.id, alsoOnOrigin.id].sort(), 'each a new change')
+    t.match(await store.getTransfer(onOrigin.id), { serviceId: onOrigin.id, fromOwnerId: 'key_squatter', toOwnerId: 'key_provider', origin, reason: 'published the token', at })
+    t.equal(await store.getTransfer(alsoOnOrigin.id), null)
+    t.match(await store.provenClaim(origin), { ownerId: 'key_provider', provenAt: at })
+
+    // A newer proof by another owner wins.
+    await store.issueClaim({ origin, ownerId: 'key_buyer', token: 'x402c_buyer', createdAt: at, provenAt: null })
+    t.same((await store.proveClaim(origin, 'key_buyer', '2026-03-01T00:00:00.000Z', 'bought the domain'))?.map((record) => record.id).sort(), [onOrigin.id, alsoOnOrigin.id].sort())
+    t.match(await store.provenClaim(origin), { ownerId: 'key_buyer' })
+    t.match(await store.getClaim(origin, 'key_provider'), { provenAt: null })
+  })
+
   t.test('findServiceByResource and displaceService', async (t) => {
     const store = await open(t)
     const [holder, other] = demoRecords() as [ServiceRecord, ServiceRecord]

@@ -49,6 +49,8 @@ export interface X402ServerOptions {
   resource?: string
   /** Route pattern the middleware answers 402 on (its syntax: `/paid*`), when wider than `path`; default `path`. */
   pattern?: string
+  /** Served as `{ "claims": [...] }` at /.well-known/x402-catalog, read per request (a test adds a token later). */
+  claims?: string[]
   /** More paid methods on the same path, each with its own terms (v2 only). */
   also?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', price?: string, payTo?: string }>
 }
@@ -87,6 +89,8 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
   const app = express()
   // Listening first: a declared resource URL names the origin, known once the port is.
   const running = await listen(createServer(app), options.port)
+  const claims = options.claims
+  if (claims !== undefined) app.get('/.well-known/x402-catalog', (_req, res) => { res.json({ claims }) })
   if ((options.version ?? 2) === 2) {
     const id = network.id as Network
     const resourceServer = new x402ResourceServer(noPaymentFacilitator(id))

@@ -16,6 +16,7 @@ import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import type { HttpMethod } from '../../domain/http-method.js'
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
@@ -23,13 +24,13 @@ import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, Payme
 import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
 import {
-  fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
-  type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
+  fromApiKeyDocument, fromLong, fromOriginClaimDocument, fromProbeDocument, fromServiceDocument, fromTransferDocument, toApiKeyDocument, toDate, toLong,
+  toProbeDocument, toServiceDocument, type OriginClaimDocument, type TransferDocument, type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
 import { MongoPayments } from './payments.js'
 import { serviceFilter, serviceSort } from './query.js'
 import {
-  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
+  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, ORIGIN_CLAIM_INDEXES, TRANSFER_INDEXES, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
   SERVICE_COUNTER_ID, SERVICE_MIGRATION, SERVICE_VALIDATOR, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes, serviceLayoutIsCurrent,
   transitionalServiceValidator
 } from './schema.js'
@@ -89,6 +90,8 @@ export class MongoCatalogStore implements CatalogStore {
   readonly #probes: Collection<ProbeDocument>
   readonly #leases: Collection<LeaseDocument>
   readonly #displacements: Collection<DisplacementDocument>
+  readonly #claims: Collection<OriginClaimDocument>
+  readonly #transfers: Collection<TransferDocument>
   readonly #payments: MongoPayments
 
   private constructor (client: MongoClient, url: string) {
@@ -102,6 +105,8 @@ export class MongoCatalogStore implements CatalogStore {
     this.#probes = db.collection(COLLECTIONS.probes)
     this.#leases = db.collection(COLLECTIONS.leases)
     this.#displacements = db.collection(COLLECTIONS.displacements)
+    this.#claims = db.collection(COLLECTIONS.originClaims)
+    this.#transfers = db.collection(COLLECTIONS.transfers)
     this.#payments = new MongoPayments(db, {
       transaction: async (work) => await this.#transaction(work),
       reserveSeq: async (session) => await this.#reserve(session, 1)
@@ -238,6 +243,51 @@ export class MongoCatalogStore implements CatalogStore {
     const doc = await this.#displacements.findOne({ _id: { $eq: id } })
     if (doc === null) return null
     return { id: doc._id, displacedBy: doc.displacedBy, endpoint: doc.endpoint, ownerId: doc.ownerId, reason: doc.reason, at: doc.at.toISOString() }
+  }
+
+  async issueClaim (claim: OriginClaim): Promise<OriginClaim> {
+    const _id = `${claim.ownerId} ${claim.origin}`
+    await this.#claims.updateOne({ _id: { $eq: _id } }, {
+      $setOnInsert: { origin: claim.origin, ownerId: claim.ownerId, token: claim.token, createdAt: toDate(claim.createdAt, 'createdAt'), provenAt: claim.provenAt === null ? null : toDate(claim.provenAt, 'provenAt') }
+    }, { upsert: true, writeConcern: WRITE_CONCERN })
+    return await this.getClaim(claim.origin, claim.ownerId) as OriginClaim
+  }
+
+  async getClaim (origin: string, ownerId: string): Promise<OriginClaim | null> {
+    const doc = await this.#claims.findOne({ _id: { $eq: `${ownerId} ${origin}` } })
+    return doc === null ? null : fromOriginClaimDocument(doc)
+  }
+
+  async provenClaim (origin: string): Promise<OriginClaim | null> {
+    const doc = await this.#claims.findOne({ origin: { $eq: origin }, provenAt: { $ne: null } }, { sort: { provenAt: -1 } })
+    return doc === null ? null : fromOriginClaimDocument(doc)
+  }
+
+  async proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null> {
+    const when = toDate(at, 'at')
+    return await this.#transaction(async (session) => {
+      const proven = await this.#claims.updateOne({ _id: { $eq: `${ownerId} ${origin}` } }, { $set: { provenAt: when } }, { session })
+      if (proven.matchedCount === 0) return null
+      // One proven owner per origin: the newest proof (a domain changes hands).
+      await this.#claims.updateMany({ origin: { $eq: origin }, ownerId: { $ne: ownerId } }, { $set: { provenAt: null } }, { session })
+      // Canonical endpoints are the origin, '/', then the path: an anchored prefix is exactly the origin.
+      const prefix = new RegExp(`^${`${origin}/`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
+      const docs = await this.#services.find({ endpoint: { $regex: prefix }, $or: [{ ownerId: { $ne: ownerId } }, { claimed: { $ne: true } }] }, { session, sort: { _id: 1 } }).toArray()
+      const moved: ServiceRecord[] = []
+      for (const doc of docs) {
+        const seq = await this.#reserve(session, 1)
+        await this.#services.updateOne({ _id: { $eq: doc._id } }, { $set: { ownerId, claimed: true, updatedAt: when, seq: toLong(seq, 'seq') } }, { session })
+        if (doc.ownerId === ownerId) continue
+        await this.#transfers.insertOne({ serviceId: doc._id, fromOwnerId: doc.ownerId, toOwnerId: ownerId, origin, reason, at: when }, { session })
+        moved.push(fromServiceDocument(doc))
+      }
+      return moved
+    })
+  }
+
+  async getTransfer (serviceId: string): Promise<ServiceTransfer | null> {
+    const doc = await this.#transfers.findOne({ serviceId: { $eq: serviceId } }, { sort: { at: -1, _id: -1 } })
+    return doc === null ? null : fromTransferDocument(doc)
   }
 
   async findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null> {
@@ -486,6 +536,8 @@ async function ensureSchema (db: Db): Promise<void> {
   await db.collection(COLLECTIONS.tombstones).createIndexes(TOMBSTONE_INDEXES)
   await db.collection(COLLECTIONS.apiKeys).createIndexes(API_KEY_INDEXES)
   await db.collection(COLLECTIONS.probes).createIndexes(PROBE_INDEXES)
+  await db.collection(COLLECTIONS.originClaims).createIndexes(ORIGIN_CLAIM_INDEXES)
+  await db.collection(COLLECTIONS.transfers).createIndexes(TRANSFER_INDEXES)
   await db.collection(COLLECTIONS.payments).createIndexes(PAYMENT_INDEXES)
   await db.collection(COLLECTIONS.chainCheckpoints).createIndexes(CHECKPOINT_INDEXES)
   await db.collection(COLLECTIONS.chainPayTos).createIndexes(PAY_TO_SCAN_INDEXES)

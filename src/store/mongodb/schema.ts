@@ -22,6 +22,10 @@ export const COLLECTIONS = {
   leases: 'leases',
   /** `{_id: displaced service id, displacedBy, endpoint, ownerId, reason, at}`: why a listing was taken over. */
   displacements: 'service_displacements',
+  /** `{_id: "<ownerId> <origin>", origin, ownerId, token, createdAt, provenAt}`: claims of origins (src/domain/claims.ts). */
+  originClaims: 'origin_claims',
+  /** `{serviceId, fromOwnerId, toOwnerId, origin, reason, at}`: listings moved to an origin's proven owner. */
+  transfers: 'service_transfers',
   /** On-chain x402 settlements (PaymentRecord), unique on (network, txHash, logIndex). */
   payments: 'payments',
   /** The chain watcher's scanned blocks per network, at most CHAIN_CHECKPOINT_HISTORY each. */
@@ -64,7 +68,7 @@ export const SERVICE_VALIDATOR: Document = {
     bsonType: 'object',
     required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'resource', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
-      'usage', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt', 'nextProbeAt'],
+      'usage', 'paymentRequirements', 'ownerId', 'claimed', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
     properties: {
       _id: { bsonType: 'string', pattern: '^svc_' },
@@ -92,6 +96,7 @@ export const SERVICE_VALIDATOR: Document = {
       // The accepts of the last matching probe, as the endpoint sent them (free-form x402 objects).
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
+      claimed: { bsonType: 'bool' },
       createdAt: date,
       updatedAt: date,
       // Null: due now (never probed since registration or an update, or asked for).
@@ -165,6 +170,27 @@ export const DISPLACEMENT_VALIDATOR: Document = {
   }
 }
 
+export const ORIGIN_CLAIM_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'origin', 'ownerId', 'token', 'createdAt', 'provenAt'],
+    additionalProperties: false,
+    properties: { _id: string, origin: string, ownerId: string, token: string, createdAt: date, provenAt: { bsonType: ['date', 'null'] } }
+  }
+}
+
+export const TRANSFER_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'serviceId', 'fromOwnerId', 'toOwnerId', 'origin', 'reason', 'at'],
+    additionalProperties: false,
+    properties: { _id: { bsonType: 'objectId' }, serviceId: string, fromOwnerId: { bsonType: ['string', 'null'] }, toOwnerId: string, origin: string, reason: string, at: date }
+  }
+}
+
+export const ORIGIN_CLAIM_INDEXES: IndexDescription[] = [{ key: { origin: 1, provenAt: -1 }, name: 'origin_provenAt' }]
+export const TRANSFER_INDEXES: IndexDescription[] = [{ key: { serviceId: 1, at: -1 }, name: 'serviceId_at' }]
+
 export const PAYMENT_VALIDATOR: Document = {
   $jsonSchema: {
     bsonType: 'object',
@@ -212,6 +238,8 @@ export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.probes]: PROBE_VALIDATOR,
   [COLLECTIONS.leases]: LEASE_VALIDATOR,
   [COLLECTIONS.displacements]: DISPLACEMENT_VALIDATOR,
+  [COLLECTIONS.originClaims]: ORIGIN_CLAIM_VALIDATOR,
+  [COLLECTIONS.transfers]: TRANSFER_VALIDATOR,
   [COLLECTIONS.payments]: PAYMENT_VALIDATOR,
   [COLLECTIONS.chainCheckpoints]: CHECKPOINT_VALIDATOR,
   [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR
@@ -223,7 +251,7 @@ export const VALIDATORS: Record<string, Document> = {
  * at open (mongo-store.ts, migrateServices).
  */
 export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed'] as const
 
 /**
  * The validator while services are migrated: either layout, and any document half-way
@@ -273,6 +301,7 @@ export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
         usage: { $ifNull: ['$usage', null] },
         // A listing's identity before declared resources counted: its endpoint.
         resource: { $ifNull: ['$resource', '$endpoint'] },
+        claimed: { $ifNull: ['$claimed', false] },
         payToKey: {
           $cond: [
             { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },

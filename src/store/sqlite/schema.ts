@@ -78,6 +78,23 @@ CREATE TABLE IF NOT EXISTS service_displacements (
   reason TEXT NOT NULL,
   at TEXT NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS origin_claims (
+  origin TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  token TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  proven_at TEXT,
+  PRIMARY KEY (origin, owner_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_transfers (
+  service_id TEXT NOT NULL,
+  from_owner_id TEXT,
+  to_owner_id TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS service_transfers_service ON service_transfers(service_id, at);
 CREATE TABLE IF NOT EXISTS probes (
   id INTEGER PRIMARY KEY,
   service_id TEXT NOT NULL,
@@ -144,7 +161,9 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   // toServiceJson of the row, written with it: a list page reads these instead of building them.
   ['service_json', 'TEXT'],
   // ServiceUsage as JSON, measured from payments; replaced tx_count and total_revenue (fixture figures).
-  ['usage', 'TEXT']
+  ['usage', 'TEXT'],
+  // 1 when the owner proved control of the endpoint's origin (src/domain/claims.ts).
+  ['claimed', 'INTEGER NOT NULL DEFAULT 0']
 ]
 
 /** Columns of earlier builds that nothing reads any more. */

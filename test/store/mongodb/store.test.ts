@@ -36,6 +36,7 @@ function bsonTypeOf (value: unknown): string {
   if (decoded === null) return 'null'
   if (Array.isArray(decoded)) return 'array'
   if (decoded instanceof Date) return 'date'
+  if (typeof decoded === 'boolean') return 'bool'
   return (decoded as { _bsontype?: string })._bsontype?.replace(/^Int32$/, 'int').replace(/^Double$/, 'double').replace(/^Long$/, 'long')
     .replace(/^Decimal128$/, 'decimal').replace(/^BSONRegExp$/, 'regex').replace(/^ObjectId$/, 'objectId') ?? typeof decoded
 }
@@ -228,20 +229,20 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   check('chain payTos', PAY_TO_SCAN_VALIDATOR, [scan])
 })
 
-/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey. */
+/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey (nor resource and claimed, newer still). */
 function oldServiceDocument (r: ServiceRecord): Record<string, unknown> {
-  const { usage: _usage, payToKey: _payToKey, ...rest } = toServiceDocument(r, 4)
+  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, ...rest } = toServiceDocument(r, 4)
   return { ...rest, txCount: Long.fromNumber(42), totalRevenue: Decimal128.fromString('1.25') }
 }
 
 /** The earlier build's validator: this one's with txCount/totalRevenue in place of usage/payToKey. */
 function oldServiceValidator (): Record<string, unknown> {
   const schema = jsonSchema(SERVICE_VALIDATOR)
-  const { usage: _usage, payToKey: _payToKey, ...properties } = schema.properties ?? {}
+  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, ...properties } = schema.properties ?? {}
   return {
     $jsonSchema: {
       ...schema,
-      required: [...(schema.required ?? []).filter((f) => f !== 'usage' && f !== 'payToKey'), 'txCount', 'totalRevenue'],
+      required: [...(schema.required ?? []).filter((f) => !['usage', 'payToKey', 'resource', 'claimed'].includes(f)), 'txCount', 'totalRevenue'],
       properties: { ...properties, txCount: { bsonType: 'long', minimum: 0 }, totalRevenue: { bsonType: 'decimal' } }
     }
   }
