@@ -71,7 +71,7 @@ test('a registration matching the live 402 answer takes the endpoint over from o
   t.teardown(server.close)
   const app = await twoKeyApp(t)
   const squat = await register(app, validBody({ name: 'Squatted API', description: 'zanzibar listing', endpoint: server.url, x402Config: { paymentAddress: SQUATTER, network: 'base' } }), OTHER_KEY)
-  t.equal(squat.statusCode, 201, 'an untaken endpoint is registered without a probe')
+  t.equal(squat.statusCode, 201, 'an untaken identity is registered (its probe only names the resource)')
   const squatId = squat.json().id as string
   await app.searchReady()
   t.equal((await app.inject('/api/catalog/search?q=zanzibar')).json().total, 1)
