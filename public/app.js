@@ -341,6 +341,7 @@ function renderResult ({ service, matches, uptimeScore }) {
       h('div', { class: 'result-head' },
         h('h3', { class: 'result-name' }, link),
         statusBadge(service.status)),
+      ...unclaimedNote(service, strings),
       h('p', { class: 'result-description' }, highlighted(service.description, needles)),
       h('ul', { class: 'result-meta' },
         h('li', { class: 'price' }, h('strong', {}, `${service.pricing.pricePerRequest} ${service.pricing.currency}`), ` ${strings.perRequest}`),
@@ -452,10 +453,16 @@ function paymentsTable (payments) {
       h('td', {}, h('code', { class: 'break' }, p.txHash))))))
 }
 
+// A listing whose owner has not proved control of its origin: its words are the registrant's.
+function unclaimedNote (service, strings) {
+  return service.claimed === false ? [h('p', { class: 'unclaimed' }, strings.unclaimed)] : []
+}
+
 function detailContent (service, status, payments = []) {
   const strings = t()
   const row = (term, ...value) => [h('dt', {}, term), h('dd', {}, ...value)]
   const parts = [
+    ...unclaimedNote(service, strings),
     h('p', { class: 'detail-description' }, service.description),
     h('dl', { class: 'facts' },
       row(strings.category, categoryName(service.category)),

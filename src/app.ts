@@ -27,6 +27,7 @@ import mcpRoutes from './routes/mcp.js'
 import pageRoutes from './routes/page.js'
 import searchRoutes from './routes/search.js'
 import servicesRoutes from './routes/services.js'
+import claimsRoutes from './routes/claims.js'
 
 /** Largest accepted request body; above it the API answers 413. */
 export const BODY_LIMIT = 64 * 1024
@@ -125,6 +126,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(healthRoutes)
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
+  await app.register(claimsRoutes)
   await app.register(searchRoutes)
   await app.register(exportRoutes)
   await app.register(discoveryRoutes)

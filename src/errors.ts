@@ -143,3 +143,21 @@ export class FileError extends CatalogError {
     super(message, 'FILE_ERROR', 500, options)
   }
 }
+
+/** A registration on an origin whose owner proved control of it, by another key. */
+export class OriginClaimedError extends CatalogError {
+  readonly field = 'endpoint'
+
+  constructor (message: string) {
+    super(`endpoint: ${message}`, 'ORIGIN_CLAIMED', 409)
+  }
+}
+
+/** A claim whose token the origin does not publish (yet). */
+export class ClaimNotProvenError extends CatalogError {
+  readonly field = 'origin'
+
+  constructor (message: string) {
+    super(`origin: ${message}`, 'CLAIM_NOT_PROVEN', 422)
+  }
+}

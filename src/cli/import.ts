@@ -118,9 +118,11 @@ export async function importServices (store: CatalogStore, items: AsyncIterable<
     if ('reason' in entry) { summary.rejected.push(entry); continue }
     const record = checkRegistration(entry.item, ownerId, now)
     if (typeof record === 'string') { summary.rejected.push({ line: entry.line, reason: record }); continue }
-    const first = endpoints.get(record.endpoint)
+    // The store's identity: an import probes nothing, so each resource is its endpoint.
+    const identity = `${record.method} ${record.resource}`
+    const first = endpoints.get(identity)
     if (first !== undefined) { summary.rejected.push({ line: entry.line, reason: `endpoint: ${record.endpoint} already appears on line ${first}` }); continue }
-    endpoints.set(record.endpoint, entry.line)
+    endpoints.set(identity, entry.line)
     batch.push({ line: entry.line, record })
     if (batch.length >= batchSize) await flush()
   }

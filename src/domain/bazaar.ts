@@ -59,7 +59,8 @@ export const BazaarItemSchema = Type.Object({
     method: HttpMethodEnum,
     supportedChains: Type.Array(Type.String()),
     pricing: Type.Object({ currency: Type.String(), pricePerRequest: Type.String(), freeQuota: Type.Integer() }),
-    acceptsSource: StringEnum(['probe', 'registration'], { description: 'Where accepts came from' })
+    acceptsSource: StringEnum(['probe', 'registration'], { description: 'Where accepts came from' }),
+    claimed: Type.Boolean({ description: 'true when the owner proved control of the resource\'s origin; false: description and name are the registrant\'s, not confirmed by the provider' })
   })
 })
 export type BazaarItem = Static<typeof BazaarItemSchema>
@@ -181,7 +182,8 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
         pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6),
         freeQuota: record.freeQuota
       },
-      acceptsSource
+      acceptsSource,
+      claimed: record.claimed
     }
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Who owns a listing: the endpoint's own 402 answer decides, because only its provider
- * controls the payTo it advertises. When a registration names an endpoint another listing
- * holds, the live answer is probed once and both registrations are judged against the same
- * accepts, by the prober's match rule (src/domain/probe-match.ts).
+ * controls the payTo it advertises. When a registration has the identity (resource and
+ * method) another listing holds, each is judged against the live answer to its own request,
+ * by the prober's match rule (src/domain/probe-match.ts): the holder with its own endpoint
+ * and method, never with the newcomer's (a POST answer says nothing about a GET listing).
  */
 import { matchRequirements, shortAddress } from './probe-match.js'
-import { probeTargetOf, type PaymentRequirement, type ProbeOutcome } from './probe.js'
+import { probeTargetOf, type PaymentRequirement, type ProbeOutcome, type ProbeTarget } from './probe.js'
 import type { ServiceRecord } from './service.js'
 
 export type OwnershipDecision =
@@ -18,11 +19,21 @@ function describe (requirement: PaymentRequirement): string {
   return `payTo ${shortAddress(requirement.payTo)}, amount ${requirement.amount} on ${requirement.network}`
 }
 
+/** Whether two listings are checked by the same request (then one probe answers for both). */
+export function sameRequest (a: ProbeTarget, b: ProbeTarget): boolean {
+  return a.endpoint === b.endpoint && a.method === b.method
+}
+
 /**
- * Decides between the holder of an endpoint and a newcomer, from one live probe made with
- * the newcomer's target. Unreachable or non-x402 answers decide nothing: the holder stays.
+ * Decides between the holder of a listing and a newcomer, from the live answer to the
+ * newcomer's request and the one to the holder's own (the same outcome when sameRequest).
+ * Unreachable or non-x402 answers decide nothing: the holder stays.
  */
-export function decideOwnership (newcomer: ServiceRecord, holder: ServiceRecord, outcome: ProbeOutcome): OwnershipDecision {
+export function decideOwnership (newcomer: ServiceRecord, holder: ServiceRecord, outcome: ProbeOutcome, holderOutcome: ProbeOutcome = outcome): OwnershipDecision {
+  if (holder.method !== newcomer.method) {
+    // Listings of different methods are different resources: never judged against each other.
+    return { kind: 'refuse', reason: `${holder.endpoint} (${holder.method}) is listed by ${holder.id}, and a ${newcomer.method} answer cannot decide a ${holder.method} listing` }
+  }
   const taken = `${holder.endpoint} is listed by ${holder.id}`
   if (outcome.accepts === null || outcome.accepts.length === 0) {
     return { kind: 'refuse', reason: `${taken}, and its live answer cannot decide ownership (${outcome.reason})` }
@@ -32,7 +43,10 @@ export function decideOwnership (newcomer: ServiceRecord, holder: ServiceRecord,
     const verified = holder.status === 'verified' ? ', a verified listing,' : ''
     return { kind: 'refuse', reason: `${taken}${verified} and this registration does not match the endpoint's live 402 answer: ${mine.reason}` }
   }
-  const theirs = matchRequirements(probeTargetOf(holder), outcome.accepts)
+  if (holderOutcome.accepts === null || holderOutcome.accepts.length === 0) {
+    return { kind: 'refuse', reason: `${taken}, and the live answer to its own request cannot decide ownership (${holderOutcome.reason})` }
+  }
+  const theirs = matchRequirements(probeTargetOf(holder), holderOutcome.accepts)
   if (theirs.matched) {
     return { kind: 'refuse', reason: `${taken}, which already matches the endpoint's live 402 answer` }
   }

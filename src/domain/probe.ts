@@ -49,6 +49,13 @@ export interface ProbeOutcome {
   reason: string
   /** The parsed accepts (all of them), or null when there was no valid 402 answer. */
   accepts: PaymentRequirement[] | null
+  /**
+   * The resource URL the 402 answer declares (v2 `resource.url`, v1 `accepts[].resource`) as
+   * written; null or absent without one. A listing's identity (src/domain/endpoint-url.ts); not stored with probes.
+   */
+  resource?: string | null
+  /** The v2 answer's `extensions`, when it has any (claims read theirs); not stored with probes. */
+  extensions?: Record<string, unknown>
 }
 
 /** Probes one target now, without paying and without storing anything. */

@@ -153,6 +153,8 @@ export function buildServiceRecord (
     name,
     description,
     endpoint,
+    // The registration route replaces it with what the endpoint's 402 answer declares.
+    resource: endpoint,
     method: body.method ?? 'GET',
     category: body.category,
     currency: currency.code,
@@ -166,6 +168,8 @@ export function buildServiceRecord (
     trustScore: computeTrustScore({ ...monitoring, usage }),
     paymentRequirements: null,
     ownerId: identity.ownerId,
+    // Set by the registration route when the key proved control of the origin.
+    claimed: false,
     createdAt,
     updatedAt: identity.now
   }
@@ -224,9 +228,11 @@ export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, n
     uptimeScore: record.uptimeScore,
     lastChecked: record.lastChecked
   }
-  const next = buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt, record.usage)
+  // The identity stays: the endpoint does not change, and a method change is checked by the store's (resource, method) key.
+  const next = { ...buildServiceRecord(body, { id: record.id, ownerId: record.ownerId, now }, monitoring, record.createdAt, record.usage), resource: record.resource }
   const reprobe = next.method !== record.method || next.network !== record.network || next.priceAtomic !== record.priceAtomic ||
     next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
+  next.claimed = record.claimed
   if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }
   const status = record.status === 'verified' ? 'unverified' : record.status
   return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status, usage: record.usage }), paymentRequirements: null }, reprobe }

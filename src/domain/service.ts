@@ -37,6 +37,7 @@ export const ServiceSchema = Type.Object({
   trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
   status: ServiceStatusEnum,
   supportedChains: Type.Array(Type.String(), { description: 'CAIP-2 ids; the first is x402Config.network' }),
+  claimed: Type.Boolean({ description: 'true when the owner proved control of the endpoint\'s origin (POST /api/claims); false: name and description are the registrant\'s, not confirmed by the provider' }),
   createdAt: IsoDate,
   updatedAt: IsoDate
 }, { additionalProperties: false })
@@ -69,6 +70,12 @@ export interface ServiceRecord {
   name: string
   description: string
   endpoint: string
+  /**
+   * The listing's identity with `method` (unique together in every store): the canonical
+   * resource URL the endpoint's 402 answer declared at registration, on the endpoint's origin
+   * (listingResource, src/domain/endpoint-url.ts); the canonical endpoint when it declared none.
+   */
+  resource: string
   method: HttpMethod
   category: string
   currency: string
@@ -87,6 +94,8 @@ export interface ServiceRecord {
   paymentRequirements: PaymentRequirement[] | null
   /** Id of the API key owner that registered the service; null for seeded services. */
   ownerId: string | null
+  /** The owner proved control of the endpoint's origin (src/domain/claims.ts); else the text is only the registrant's. */
+  claimed: boolean
   createdAt: string
   updatedAt: string
 }
@@ -112,6 +121,7 @@ export function toService (record: ServiceRecord): Service {
     trustScore: record.trustScore,
     status: record.status,
     supportedChains: record.supportedChains,
+    claimed: record.claimed,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt
   }

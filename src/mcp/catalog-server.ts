@@ -47,6 +47,9 @@ export function agentView (record: ServiceRecord): Record<string, unknown> {
     id: service.id,
     name: service.name,
     description: service.description,
+    // An agent should not take a squatter's words for the provider's.
+    claimed: record.claimed,
+    textBy: record.claimed ? 'provider (proved control of the origin)' : 'registrant (not confirmed by the provider)',
     category: service.category,
     endpoint: service.endpoint,
     method,

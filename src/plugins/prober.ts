@@ -18,6 +18,8 @@ declare module 'fastify' {
       probe: (target: ProbeTarget) => Promise<ProbeOutcome>
       /** Probes a stored service now, records the probe and applies the lifecycle; null when no service has that id. */
       probeService: (id: string) => Promise<ProbeOutcome | null>
+      /** GETs a small JSON document through the probe client (guard, cap, budget; body at most `maxBytes`). */
+      fetchJson: (url: string, maxBytes: number) => Promise<{ ok: true, document: unknown } | { ok: false, reason: string }>
       /** Asks for a probe of this service soon (after a 201 or a PATCH) without waiting; a no-op when probing is off. */
       enqueue: (id: string) => void
     }
@@ -38,6 +40,7 @@ export default fp(async function proberPlugin (app: FastifyInstance, opts: { con
   app.decorate('prober', {
     probe: async (target: ProbeTarget) => await endpointProber.probe(target),
     probeService: async (id: string) => await monitor.probeService(id),
+    fetchJson: async (url: string, maxBytes: number) => await endpointProber.fetchJson(url, maxBytes),
     enqueue: (id: string) => {
       if (intervalMs === 0) return
       // Due in the store, so an external prober sees it too; the local scheduler looks at once.

@@ -40,7 +40,24 @@ export class HttpEndpointProber implements EndpointProber {
       answered402: true,
       matched: match.matched,
       reason: match.reason,
-      accepts: keptAccepts(payment.accepts, match.matched ? match.requirement : null)
+      accepts: keptAccepts(payment.accepts, match.matched ? match.requirement : null),
+      resource: payment.resource,
+      ...(payment.extensions === undefined ? {} : { extensions: payment.extensions })
+    }
+  }
+
+  /**
+   * GETs a small JSON document (an origin's claim document) through the probe client: the
+   * same SSRF guard, per-address cap, time budget and redirects, the body bounded to `maxBytes`.
+   */
+  async fetchJson (url: string, maxBytes: number): Promise<{ ok: true, document: unknown } | { ok: false, reason: string }> {
+    const answer = await this.#client.request(url, 'GET', undefined, maxBytes)
+    if (!answer.ok) return { ok: false, reason: answer.reason }
+    if (answer.status !== 200) return { ok: false, reason: `answered ${answer.status}, not 200` }
+    try {
+      return { ok: true, document: JSON.parse(answer.body ?? '') as unknown }
+    } catch {
+      return { ok: false, reason: 'the body is not JSON' }
     }
   }
 

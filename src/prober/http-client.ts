@@ -215,8 +215,12 @@ export class ProbeHttpClient {
     })
   }
 
-  /** Requests `url` like a paying client (before paying), following redirects; never throws. */
-  async request (url: string, method: string, signal?: AbortSignal): Promise<HttpAnswer> {
+  /**
+   * Requests `url` like a paying client (before paying), following redirects; never throws.
+   * The body is read for v1 402 answers, or for any answer when `readBodyUpTo` bytes are
+   * asked for (a claim document), within that bound.
+   */
+  async request (url: string, method: string, signal?: AbortSignal, readBodyUpTo?: number): Promise<HttpAnswer> {
     let started = performance.now()
     const elapsed = (): number => Math.round(performance.now() - started)
     const deadline = AbortSignal.timeout(this.#options.timeoutMs)
@@ -258,9 +262,10 @@ export class ProbeHttpClient {
         }
         const latencyMs = elapsed()
         let body: string | null = null
-        if (response.statusCode === 402 && response.headers['payment-required'] === undefined) {
-          const read = await this.#readBody(response.body)
-          if (read === null) return { ok: false, reason: `response body too large (over ${kib(this.#options.maxBodyBytes)})`, latencyMs }
+        if (readBodyUpTo !== undefined || (response.statusCode === 402 && response.headers['payment-required'] === undefined)) {
+          const limit = readBodyUpTo ?? this.#options.maxBodyBytes
+          const read = await this.#readBody(response.body, limit)
+          if (read === null) return { ok: false, reason: `response body too large (over ${kib(limit)})`, latencyMs }
           body = read
         } else {
           await response.body.dump()
@@ -311,12 +316,12 @@ export class ProbeHttpClient {
     return `${+(this.#options.timeoutMs / 1000).toFixed(1)} s`
   }
 
-  async #readBody (body: Dispatcher.ResponseData['body']): Promise<string | null> {
+  async #readBody (body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
     const chunks: Buffer[] = []
     let size = 0
     for await (const chunk of body) {
       size += (chunk as Buffer).length
-      if (size > this.#options.maxBodyBytes) {
+      if (size > limit) {
         body.destroy()
         return null
       }

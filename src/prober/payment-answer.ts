@@ -10,7 +10,7 @@ import { resolveNetwork } from '../domain/networks.js'
 import type { PaymentRequirement } from '../domain/probe.js'
 
 export type PaymentAnswer =
-  | { ok: true, x402Version: number, accepts: PaymentRequirement[] }
+  | { ok: true, x402Version: number, accepts: PaymentRequirement[], resource: string | null, extensions?: Record<string, unknown> }
   | { ok: false, reason: string }
 
 interface ZodIssueLike { path: Array<string | number>, message: string }
@@ -31,6 +31,8 @@ interface RawRequirement {
   payTo: string
   maxTimeoutSeconds: number
   extra?: Record<string, unknown>
+  /** v1 only: the resource URL. */
+  resource?: string
 }
 
 export function normaliseRequirement (raw: RawRequirement): PaymentRequirement {
@@ -55,11 +57,15 @@ function withinFieldLimits (raw: RawRequirement): boolean {
 function validate (value: unknown, source: string): PaymentAnswer {
   const parsed = parsePaymentRequired(value)
   if (!parsed.success) return { ok: false, reason: `${source}: ${firstIssue(parsed.error as unknown as { issues: ZodIssueLike[] })}` }
-  const answer = parsed.data as { x402Version: number, accepts: RawRequirement[] }
+  const answer = parsed.data as { x402Version: number, accepts: RawRequirement[], resource?: { url?: unknown }, extensions?: unknown }
   if (answer.accepts.length === 0) return { ok: false, reason: `${source}: accepts is empty` }
   const usable = answer.accepts.filter(withinFieldLimits)
   if (usable.length === 0) return { ok: false, reason: `${source}: every accepts entry has a field over ${MAX_REQUIREMENT_FIELD} characters` }
-  return { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement) }
+  // v2 declares the resource once; v1 in every entry (the first one's is taken).
+  const declared = answer.resource?.url ?? answer.accepts[0]?.resource
+  const result: PaymentAnswer = { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement), resource: typeof declared === 'string' ? declared : null }
+  if (typeof answer.extensions === 'object' && answer.extensions !== null && !Array.isArray(answer.extensions)) result.extensions = answer.extensions as Record<string, unknown>
+  return result
 }
 
 /**

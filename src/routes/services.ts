@@ -3,9 +3,11 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
-import { decideOwnership } from '../domain/ownership.js'
+import { decideOwnership, sameRequest } from '../domain/ownership.js'
+import { listingResource } from '../domain/endpoint-url.js'
+import { originOf } from '../domain/claims.js'
 import { payToKey } from '../domain/pay-to.js'
-import { probeTargetOf } from '../domain/probe.js'
+import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
 import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
@@ -13,7 +15,7 @@ import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage, refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
-import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
+import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, OriginClaimedError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 // No pattern: an id of any shape that no service has is a 404, not a 400.
@@ -51,21 +53,31 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function ownedService (request: FastifyRequest): Promise<void> {
     const { id } = request.params as { id: string }
     const record = await findService(id)
+    if (record.ownerId !== request.ownerId) {
+      // A registrant whose listing moved to the origin's proven owner learns why.
+      const transfer = await app.store.getTransfer(id)
+      if (transfer !== null && transfer.fromOwnerId === request.ownerId) throw new ForbiddenError(`service ${id} moved to another key on ${transfer.at}: ${transfer.reason}`)
+    }
     // Seeded services have no owner: saying "another key" would send people hunting for it.
     if (record.ownerId === null) throw new ForbiddenError(`service ${id} was loaded from the seed (CATALOG_SEED) and has no owner: no API key can change it`)
     if (record.ownerId !== request.ownerId) throw new ForbiddenError(`service ${id} belongs to another API key`)
     request.ownedService = record
   }
 
-  /** Stores a registration whose endpoint is taken, when the endpoint's live answer says it owns it; answers the displaced holder. */
-  async function takeOver (record: ServiceRecord): Promise<ServiceRecord | null> {
-    const holder = await app.store.findServiceByEndpoint(record.endpoint)
+  /**
+   * Stores a registration whose identity (resource, method) another listing holds, when the
+   * live answers say it owns it; answers the displaced holder. `outcome` is the answer to the
+   * registration's own request; the holder is judged by the answer to its own.
+   */
+  async function takeOver (record: ServiceRecord, outcome: ProbeOutcome): Promise<ServiceRecord | null> {
+    const holder = await app.store.findServiceByResource(record.resource, record.method)
     // The holder went away between the insert and this read: try again as a plain registration.
     if (holder === null) {
       await app.store.insertService(record)
       return null
     }
-    const decision = decideOwnership(record, holder, await app.prober.probe(probeTargetOf(record)))
+    const holderOutcome = sameRequest(record, holder) ? outcome : await app.prober.probe(probeTargetOf(holder))
+    const decision = decideOwnership(record, holder, outcome, holderOutcome)
     if (decision.kind === 'refuse') throw new EndpointTakenError(decision.reason)
     const displaced = await app.store.displaceService(holder, record, {
       id: holder.id, displacedBy: record.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: decision.reason, at: record.createdAt
@@ -194,17 +206,26 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Register a paid endpoint (Bearer API key)',
       security: [{ bearerAuth: [] }],
       body: RegistrationBodySchema,
-      description: 'An endpoint another listing holds is probed: a registration matching its live 402 answer (payTo, price, network) takes it over from one that does not; otherwise 409.',
+      description: 'The endpoint is probed once: its 402 answer\'s declared resource URL (path and query, on the endpoint\'s origin) with the method is the listing\'s identity. An identity another listing holds is decided by the live answers: a registration matching (payTo, price, network) takes it over from one that does not; otherwise 409.',
       response: { 201: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema }
     }
   }, async (request, reply) => {
-    const record = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
+    const built = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
+    // An origin whose owner proved control of it is listed by that owner's key only.
+    const origin = originOf(built.endpoint)
+    const proven = await app.store.provenClaim(origin)
+    if (proven !== null && proven.ownerId !== request.ownerId) throw new OriginClaimedError(`${origin} is claimed by its owner, who proved control of it on ${proven.provenAt as string}; only that key lists its endpoints`)
+    built.claimed = proven !== null
+    // The listing's identity is the resource its 402 answer declares (so `/paid/` answering as
+    // `/paid` is `/paid`); one probe, not recorded, that also decides a takeover.
+    const outcome = await app.prober.probe(probeTargetOf(built))
+    const record: ServiceRecord = { ...built, resource: listingResource(built.endpoint, outcome.resource) }
     let displaced: ServiceRecord | null = null
     try {
       await app.store.insertService(record)
     } catch (err) {
       if (!(err instanceof DuplicateEndpointError)) throw err
-      displaced = await takeOver(record)
+      displaced = await takeOver(record, outcome)
     }
     const stored = await refreshUsage(request, record, displaced === null ? [pairOf(record)] : [pairOf(record), pairOf(displaced)])
     app.searchIndex.indexer.notify()

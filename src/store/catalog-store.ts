@@ -21,6 +21,8 @@
  *   Numbers are positive integers; 0 means "before the first change" (a store never
  *   written to has latestSeq() 0).
  */
+import type { OriginClaim, ServiceTransfer } from '../domain/claims.js'
+import type { HttpMethod } from '../domain/http-method.js'
 import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
@@ -89,9 +91,10 @@ export interface ProbeCandidate extends ProbeTarget {
 export interface CatalogStore {
   /**
    * Stores a new service as a new change. Throws DuplicateEndpointError when another service
-   * holds its (canonical) endpoint: endpoints are unique across the store, enforced by the
-   * adapter atomically (a unique index, not a read-then-write). Any other refusal (an id
-   * already stored, say) is not a DuplicateEndpointError.
+   * holds its identity, `resource` with `method` (src/domain/service.ts): unique across the
+   * store, enforced by the adapter atomically (a unique index, not a read-then-write). The
+   * endpoint itself is not unique (GET and POST of one URL are two listings). Any other
+   * refusal (an id already stored, say) is not a DuplicateEndpointError.
    */
   insertService (record: ServiceRecord): Promise<void>
   /**
@@ -101,7 +104,7 @@ export interface CatalogStore {
   insertServices (records: readonly ServiceRecord[]): Promise<void>
   /**
    * Replaces a stored service (matched by id) with `record`, as a new change; false when no
-   * service has that id. Throws DuplicateEndpointError when the new endpoint is another's.
+   * service has that id. Throws DuplicateEndpointError when the new (resource, method) is another's.
    */
   updateService (record: ServiceRecord): Promise<boolean>
   /**
@@ -118,10 +121,29 @@ export interface CatalogStore {
   displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean>
   /** Why a service was displaced, when it was (kept after the service is gone); null otherwise. */
   getDisplacement (id: string): Promise<Displacement | null>
+  /**
+   * Claims (src/domain/claims.ts). Stores `claim` when its owner has none for its origin and
+   * returns what is stored (the earlier token when there was one: asking again changes nothing).
+   */
+  issueClaim (claim: OriginClaim): Promise<OriginClaim>
+  /** The claim of this owner for this origin, if any. */
+  getClaim (origin: string, ownerId: string): Promise<OriginClaim | null>
+  /** The claim of the owner who last proved control of this origin, if any. */
+  provenClaim (origin: string): Promise<OriginClaim | null>
+  /**
+   * Atomically: marks the owner's claim of the origin proven at `at` (and no other owner's),
+   * and moves every listing of the origin (canonical endpoint starting with `origin/`) to
+   * `ownerId` with `claimed` true, each as a new change; a transfer with `reason` is kept for
+   * each listing that had another owner. Returns those listings as they were before. False
+   * (null) when the owner has no claim of the origin.
+   */
+  proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null>
+  /** The newest transfer of a service to an origin's proven owner, if any. */
+  getTransfer (serviceId: string): Promise<ServiceTransfer | null>
   /** The service with this id, exactly as last written; null when there is none. */
   getService (id: string): Promise<ServiceRecord | null>
-  /** The service listed at this (canonical) endpoint, if any. */
-  findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null>
+  /** The service whose identity is this (canonical) resource and method, if any. */
+  findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null>
   /** The services with these ids that exist, in the order of `ids` (search hits keep their rank); unknown ids are skipped. */
   getServices (ids: readonly string[]): Promise<ServiceRecord[]>
   /**

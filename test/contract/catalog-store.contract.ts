@@ -76,16 +76,23 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     await t.resolves(store.ping())
   })
 
-  t.test('a taken endpoint is a DuplicateEndpointError and changes nothing', async (t) => {
+  t.test('a taken identity (resource and method) is a DuplicateEndpointError and changes nothing', async (t) => {
     const store = await open(t)
-    const [first, second] = demoRecords() as [ServiceRecord, ServiceRecord]
+    const [first, second, third] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
     await store.insertService(first)
     const latest = await store.latestSeq()
-    const clash = { ...second, endpoint: first.endpoint }
+    // Another spelling of the endpoint, answering as the same resource.
+    const clash = { ...second, endpoint: `${first.endpoint}/`, resource: first.resource, method: first.method }
     await t.rejects(store.insertService(clash), DuplicateEndpointError)
     t.equal(await store.getService(clash.id), null)
     t.equal(await store.latestSeq(), latest, 'a refused write takes no sequence')
     t.same(await store.getService(first.id), first, 'the registered service is untouched')
+    // The same URL with another method is another listing.
+    const post = { ...third, endpoint: first.endpoint, resource: first.resource, method: first.method === 'POST' ? 'GET' as const : 'POST' as const }
+    await store.insertService(post)
+    t.same(await store.getService(post.id), post)
+    t.same(await store.findServiceByResource(first.resource, first.method), first)
+    t.same(await store.findServiceByResource(post.resource, post.method), post)
   })
 
   t.test('only a clash on the endpoint is a DuplicateEndpointError', async (t) => {
@@ -99,7 +106,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
       t.ok(err instanceof Error, `${again.endpoint}: refused`)
       t.notOk(err instanceof DuplicateEndpointError, `${again.endpoint}: not reported as a taken endpoint`)
     }
-    await t.rejects(store.insertService({ ...a, endpoint: b.endpoint }), DuplicateEndpointError, 'the same id at another service\'s endpoint: that endpoint is taken')
+    await t.rejects(store.insertService({ ...a, endpoint: b.endpoint, resource: b.resource, method: b.method }), DuplicateEndpointError, 'the same id with another service\'s identity: that identity is taken')
     t.same(await store.getService(a.id), a, 'nothing changed')
     t.equal(await store.latestSeq(), latest)
   })
@@ -108,7 +115,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const store = await open(t)
     const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
     await store.insertService(a)
-    await t.rejects(store.insertServices([b, { ...c, endpoint: a.endpoint }]), DuplicateEndpointError)
+    await t.rejects(store.insertServices([b, { ...c, endpoint: a.endpoint, resource: a.resource, method: a.method }]), DuplicateEndpointError)
     t.equal(await store.getService(b.id), null, 'the valid record of a refused batch is not stored')
     t.equal(await store.countServices(), 1)
   })
@@ -251,7 +258,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same((await store.listServices({ chain: 'eip155:999999' }, { field: 'name', order: 'asc' }, { limit: 10, offset: 0 })).items.map((r) => r.id), [a.id], 'chain filters follow the update')
     const changes = await store.changesSince(before, 10)
     t.same(changes.map((c) => [c.id, c.service?.name]), [[a.id, 'Renamed service']], 'the update is one new change')
-    await t.rejects(store.updateService({ ...b, endpoint: a.endpoint }), DuplicateEndpointError, 'an update cannot take another service\'s endpoint')
+    await t.rejects(store.updateService({ ...b, endpoint: a.endpoint, resource: a.resource, method: changed.method }), DuplicateEndpointError, 'an update cannot take another service\'s identity')
     t.equal(await store.updateService({ ...a, id: 'svc_nobody' }), false, 'no service, no update')
   })
 
@@ -415,13 +422,49 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.equal((await store.listServices({ payTo: '0x.*' }, sort, { limit: 10, offset: 0 })).total, 0, 'a pattern is not a wildcard')
   })
 
-  t.test('findServiceByEndpoint and displaceService', async (t) => {
+  t.test('claims: one token per owner and origin; a proof moves the origin\'s listings, each a change, with a transfer', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    const origin = 'https://claimed.example'
+    const onOrigin = { ...a, endpoint: `${origin}/x`, resource: `${origin}/x`, ownerId: 'key_squatter' }
+    const alsoOnOrigin = { ...b, endpoint: `${origin}/y?q=1`, resource: `${origin}/y?q=1`, ownerId: 'key_provider' }
+    // A longer host that starts with the origin's text is another origin.
+    const lookalike = { ...c, endpoint: 'https://claimed.example.evil.example/x', resource: 'https://claimed.example.evil.example/x', ownerId: 'key_squatter' }
+    await store.insertServices([onOrigin, alsoOnOrigin, lookalike])
+    const claim = { origin, ownerId: 'key_provider', token: 'x402c_token', createdAt: NOW, provenAt: null }
+    t.same(await store.issueClaim(claim), claim)
+    t.same(await store.issueClaim({ ...claim, token: 'x402c_other', createdAt: '2026-01-01T00:00:00.000Z' }), claim, 'asking again keeps the first token')
+    t.same(await store.getClaim(origin, 'key_provider'), claim)
+    t.equal(await store.getClaim(origin, 'key_nobody'), null)
+    t.equal(await store.provenClaim(origin), null)
+    t.equal(await store.proveClaim(origin, 'key_nobody', NOW, 'x'), null, 'no claim, no proof')
+
+    const before = await store.latestSeq()
+    const at = '2026-02-01T00:00:00.000Z'
+    const moved = await store.proveClaim(origin, 'key_provider', at, 'published the token')
+    t.same(moved?.map((record) => record.id), [onOrigin.id], 'the listings another key held, as they were')
+    t.match(await store.getService(onOrigin.id), { ownerId: 'key_provider', claimed: true, updatedAt: at })
+    t.match(await store.getService(alsoOnOrigin.id), { ownerId: 'key_provider', claimed: true }, 'the prover\'s own listing is claimed too')
+    t.match(await store.getService(lookalike.id), { ownerId: 'key_squatter', claimed: false }, 'another origin is untouched')
+    t.same((await store.changesSince(before, 10)).map((change) => change.id).sort(), [onOrigin.id, alsoOnOrigin.id].sort(), 'each a new change')
+    t.match(await store.getTransfer(onOrigin.id), { serviceId: onOrigin.id, fromOwnerId: 'key_squatter', toOwnerId: 'key_provider', origin, reason: 'published the token', at })
+    t.equal(await store.getTransfer(alsoOnOrigin.id), null)
+    t.match(await store.provenClaim(origin), { ownerId: 'key_provider', provenAt: at })
+
+    // A newer proof by another owner wins.
+    await store.issueClaim({ origin, ownerId: 'key_buyer', token: 'x402c_buyer', createdAt: at, provenAt: null })
+    t.same((await store.proveClaim(origin, 'key_buyer', '2026-03-01T00:00:00.000Z', 'bought the domain'))?.map((record) => record.id).sort(), [onOrigin.id, alsoOnOrigin.id].sort())
+    t.match(await store.provenClaim(origin), { ownerId: 'key_buyer' })
+    t.match(await store.getClaim(origin, 'key_provider'), { provenAt: null })
+  })
+
+  t.test('findServiceByResource and displaceService', async (t) => {
     const store = await open(t)
     const [holder, other] = demoRecords() as [ServiceRecord, ServiceRecord]
     await store.insertServices([holder, other])
-    t.same(await store.findServiceByEndpoint(holder.endpoint), holder)
-    t.equal(await store.findServiceByEndpoint('https://nobody.example/x'), null)
-    const newcomer: ServiceRecord = { ...other, id: 'svc_zzzzzzzzzzzzzzzzzzzzzzzz', endpoint: holder.endpoint, paymentAddress: '0x2222222222222222222222222222222222222222' }
+    t.same(await store.findServiceByResource(holder.resource, holder.method), holder)
+    t.equal(await store.findServiceByResource('https://nobody.example/x', 'GET'), null)
+    const newcomer: ServiceRecord = { ...other, id: 'svc_zzzzzzzzzzzzzzzzzzzzzzzz', endpoint: holder.endpoint, resource: holder.resource, method: holder.method, paymentAddress: '0x2222222222222222222222222222222222222222' }
     const displacement = { id: holder.id, displacedBy: newcomer.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: 'the live payTo matched', at: '2025-03-05T00:00:00.000Z' }
     const stale = { ...holder, updatedAt: '2024-01-01T00:00:00.000Z' }
     t.equal(await store.displaceService(stale, newcomer, displacement), false, 'a holder changed since it was read is not displaced')
@@ -432,7 +475,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const before = await store.latestSeq()
     t.equal(await store.displaceService(holder, newcomer, displacement), true)
     t.equal(await store.getService(holder.id), null)
-    t.same(await store.findServiceByEndpoint(holder.endpoint), newcomer)
+    t.same(await store.findServiceByResource(holder.resource, holder.method), newcomer)
     t.same(await store.getDisplacement(holder.id), displacement)
     t.equal(await store.getDisplacement(other.id), null)
     const changes = await store.changesSince(before, 10)

@@ -50,6 +50,12 @@ test('the live answer decides between holder and newcomer', async (t) => {
   t.match(decideOwnership(provider, { ...provider, id: 'svc_other' }, answered(PROVIDER)).reason, /already matches/, 'both match: the holder stays')
   t.match(decideOwnership(record(PROVIDER, { priceAtomic: 2000 }), squatter, answered(PROVIDER)).reason, /price 1000 differs from registered 2000/)
   t.match(decideOwnership(record(PROVIDER), squatter, answered(PROVIDER, '1000', 'eip155:137')).reason, /network eip155:137 differs/)
+  // Each is judged by the answer to its own request: the holder's own answer still matches it.
+  t.match(decideOwnership(provider, { ...squatter, endpoint: `${squatter.endpoint}/` }, answered(PROVIDER), answered(SQUATTER)).reason, /already matches/, 'the holder judged with its own answer')
+  t.equal(decideOwnership(provider, { ...squatter, endpoint: `${squatter.endpoint}/` }, answered(PROVIDER), answered(PROVIDER)).kind, 'takeover')
+  const getHolder = { ...squatter, status: 'verified' as const }
+  const postNewcomer = { ...provider, method: 'POST' as const }
+  t.match(decideOwnership(postNewcomer, getHolder, answered(PROVIDER)), { kind: 'refuse', reason: /a POST answer cannot decide a GET listing/ }, 'another method never displaces')
   const silent: ProbeOutcome = { ...answered(PROVIDER), httpStatus: null, answered402: false, accepts: null, reason: 'connection refused' }
   const undecided = decideOwnership(provider, squatter, silent)
   t.equal(undecided.kind, 'refuse')
@@ -65,7 +71,7 @@ test('a registration matching the live 402 answer takes the endpoint over from o
   t.teardown(server.close)
   const app = await twoKeyApp(t)
   const squat = await register(app, validBody({ name: 'Squatted API', description: 'zanzibar listing', endpoint: server.url, x402Config: { paymentAddress: SQUATTER, network: 'base' } }), OTHER_KEY)
-  t.equal(squat.statusCode, 201, 'an untaken endpoint is registered without a probe')
+  t.equal(squat.statusCode, 201, 'an untaken identity is registered (its probe only names the resource)')
   const squatId = squat.json().id as string
   await app.searchReady()
   t.equal((await app.inject('/api/catalog/search?q=zanzibar')).json().total, 1)
@@ -145,7 +151,7 @@ test('the store displaces atomically and refuses a stale decision', async (t) =>
   t.teardown(async () => { await store.close() })
   const holder = record(SQUATTER)
   await store.insertService(holder)
-  const newcomer = { ...record(PROVIDER), endpoint: holder.endpoint }
+  const newcomer = { ...record(PROVIDER), endpoint: holder.endpoint, resource: holder.resource }
   const displacement = { id: holder.id, displacedBy: newcomer.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: 'test', at: newcomer.createdAt }
 
   await store.updateService({ ...holder, description: 'changed meanwhile', updatedAt: '2026-01-05T00:00:00.000Z' })
@@ -157,7 +163,7 @@ test('the store displaces atomically and refuses a stale decision', async (t) =>
   const current = await store.getService(holder.id) as ServiceRecord
   t.equal(await store.displaceService(current, newcomer, displacement), true)
   t.equal(await store.getService(holder.id), null)
-  t.equal((await store.findServiceByEndpoint(holder.endpoint))?.id, newcomer.id)
+  t.equal((await store.findServiceByResource(holder.resource, holder.method))?.id, newcomer.id)
   t.same(await store.getDisplacement(holder.id), displacement)
   t.equal((await store.listServices({ payTo: PROVIDER.toUpperCase().replace('0X', '0x') }, { field: 'createdAt', order: 'desc' }, { limit: 10, offset: 0 })).total, 1, 'payTo filter, EVM case-insensitive')
   t.equal((await store.listServices({ payTo: SQUATTER }, { field: 'createdAt', order: 'desc' }, { limit: 10, offset: 0 })).total, 0)

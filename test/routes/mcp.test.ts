@@ -89,6 +89,7 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const detail = payload<AgentService & { monitoring: { uptimeScore: number | null, txCount: number } }>(await call('get_service', { id: top.id }))
   t.equal(detail.id, top.id)
   t.equal(detail.monitoring.txCount, 0)
+  t.match(detail, { claimed: false, textBy: /registrant/ }, 'an agent is told the text is the registrant\'s until the owner proves control')
   // Payments to the service's payTo, stored as the chain watcher stores them.
   const paid = Array.from({ length: 7 }, (_, i) => ({
     network: top.payment.network,

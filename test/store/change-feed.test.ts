@@ -25,7 +25,7 @@ test('update and delete advance the feed; a deleted service becomes a tombstone'
   t.equal((await store.getService(a.id))?.name, 'Renamed')
   const onChain = await store.listServices({ chain: 'eip155:999999' }, { field: 'name', order: 'asc' }, { limit: 10, offset: 0 })
   t.same(onChain.items.map((r) => r.id), [a.id], 'chains are replaced with the record')
-  await t.rejects(store.updateService({ ...b, endpoint: c.endpoint }), DuplicateEndpointError, 'an update cannot take another service\'s endpoint')
+  await t.rejects(store.updateService({ ...b, endpoint: c.endpoint, resource: c.resource, method: c.method }), DuplicateEndpointError, 'an update cannot take another service\'s identity')
   t.notOk(await store.updateService({ ...a, id: 'svc_missing' }), 'no service, no update')
 
   t.ok(await store.deleteService(b.id))

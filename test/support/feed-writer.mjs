@@ -15,7 +15,7 @@ const [config, name, count] = [JSON.parse(process.argv[2] ?? '{}'), process.argv
 const [template] = seedRecords(readSeedFile('demo').slice(0, 1), '2026-01-01T00:00:00.000Z')
 const record = (i) => {
   const endpoint = `https://${name}.example/api/${i}`
-  return { ...template, id: serviceIdForEndpoint(endpoint), endpoint, name: `${name} ${i}` }
+  return { ...template, id: serviceIdForEndpoint(endpoint), endpoint, resource: endpoint, name: `${name} ${i}` }
 }
 
 const store = await openCatalogStore(config)

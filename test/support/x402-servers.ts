@@ -45,6 +45,14 @@ export interface X402ServerOptions {
   path?: string
   /** Listen on this port (restart a server that went down at the same URL); default any. */
   port?: number
+  /** Path of the resource URL the v2 402 answer declares (`resource.url`), on the server's origin; default the request's own URL (the middleware's default). */
+  resource?: string
+  /** Route pattern the middleware answers 402 on (its syntax: `/paid*`), when wider than `path`; default `path`. */
+  pattern?: string
+  /** Served as `{ "claims": [...] }` at /.well-known/x402-catalog, read per request (a test adds a token later). */
+  claims?: string[]
+  /** More paid methods on the same path, each with its own terms (v2 only). */
+  also?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', price?: string, payTo?: string }>
 }
 
 async function listen (server: Server, port = 0): Promise<RunningServer> {
@@ -76,24 +84,32 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
   const price = options.price ?? '$0.001'
   const network = resolveNetwork(options.network ?? 'eip155:8453')
   if (network === undefined) throw new Error(`unknown network ${options.network}`)
+  if (options.version === 1 && !x402V1Available()) throw new Error(X402_V1_SKIP)
+  if (options.version === 1 && network.v1Name === null) throw new Error(`${network.id} has no x402 v1 name`)
   const app = express()
+  // Listening first: a declared resource URL names the origin, known once the port is.
+  const running = await listen(createServer(app), options.port)
+  const claims = options.claims
+  if (claims !== undefined) app.get('/.well-known/x402-catalog', (_req, res) => { res.json({ claims }) })
   if ((options.version ?? 2) === 2) {
     const id = network.id as Network
     const resourceServer = new x402ResourceServer(noPaymentFacilitator(id))
       .register(id, network.family === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme())
-    app.use(paymentMiddleware({
-      [`${method} ${path}`]: { accepts: { scheme: 'exact', price, network: id, payTo: options.payTo }, description: 'test paid route' }
-    }, resourceServer))
+    const resource = options.resource === undefined ? {} : { resource: running.origin + options.resource }
+    const routes: Record<string, unknown> = {}
+    for (const route of [{ method, price, payTo: options.payTo }, ...(options.also ?? [])]) {
+      routes[`${route.method} ${options.pattern ?? path}`] = {
+        accepts: { scheme: 'exact', price: route.price ?? price, network: id, payTo: route.payTo ?? options.payTo }, description: 'test paid route', ...resource
+      }
+    }
+    app.use(paymentMiddleware(routes as Parameters<typeof paymentMiddleware>[0], resourceServer))
   } else {
-    if (!x402V1Available()) throw new Error(X402_V1_SKIP)
-    if (network.v1Name === null) throw new Error(`${network.id} has no x402 v1 name`)
     const v1 = createRequire(join(V1_DIR, 'package.json'))('x402-express') as {
       paymentMiddleware: (payTo: string, routes: Record<string, unknown>) => express.RequestHandler
     }
-    app.use(v1.paymentMiddleware(options.payTo, { [`${method} ${path}`]: { price, network: network.v1Name } }))
+    app.use(v1.paymentMiddleware(options.payTo, { [`${method} ${path}`]: { price, network: network.v1Name as string } }))
   }
   app[method.toLowerCase() as 'get'](path, (_req, res) => { res.json({ paid: true }) })
-  const running = await listen(createServer(app), options.port)
   return { ...running, url: running.origin + path }
 }
 

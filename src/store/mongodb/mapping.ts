@@ -13,6 +13,7 @@ import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ApiKeyRecord } from '../catalog-store.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 
 export interface ServiceDocument {
   _id: string
@@ -21,6 +22,8 @@ export interface ServiceDocument {
   nameSort: string
   description: string
   endpoint: string
+  /** With `method`, the listing's identity: unique together (index resource_method_unique). */
+  resource: string
   method: HttpMethod
   category: string
   currency: string
@@ -39,6 +42,8 @@ export interface ServiceDocument {
   usage: UsageDocument | null
   paymentRequirements: PaymentRequirement[] | null
   ownerId: string | null
+  /** The owner proved control of the endpoint's origin. */
+  claimed: boolean
   createdAt: Date
   updatedAt: Date
   /** When the prober should check the service again; null: due now. */
@@ -148,7 +153,7 @@ export function fromLong (value: Long | number | bigint, field: string): number 
 }
 
 /** ISO strings round-trip through BSON dates (millisecond precision, as toISOString writes them). */
-function toDate (iso: string, field: string): Date {
+export function toDate (iso: string, field: string): Date {
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) throw new RangeError(`${field} is not a date: ${iso}`)
   return date
@@ -162,6 +167,7 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     nameSort: nameSortKey(record.name),
     description: record.description,
     endpoint: record.endpoint,
+    resource: record.resource,
     method: record.method,
     category: record.category,
     currency: record.currency,
@@ -178,6 +184,7 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     usage: record.usage === null ? null : toUsageDocument(record.usage),
     paymentRequirements: record.paymentRequirements,
     ownerId: record.ownerId,
+    claimed: record.claimed,
     createdAt: toDate(record.createdAt, 'createdAt'),
     updatedAt: toDate(record.updatedAt, 'updatedAt'),
     // A new or replaced service is due for a probe: what the prober checks may have changed.
@@ -232,6 +239,7 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     name: doc.name,
     description: doc.description,
     endpoint: doc.endpoint,
+    resource: doc.resource,
     method: doc.method,
     category: doc.category,
     currency: doc.currency,
@@ -248,6 +256,7 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     usage: doc.usage == null ? null : fromUsageDocument(doc.usage),
     paymentRequirements: doc.paymentRequirements,
     ownerId: doc.ownerId,
+    claimed: doc.claimed,
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString()
   }
@@ -371,4 +380,16 @@ export function fromPaymentDocument (doc: PaymentDocument): PaymentRecord {
 
 export function fromCheckpointDocument (doc: CheckpointDocument): ChainCheckpoint {
   return { blockNumber: fromLong(doc.blockNumber, 'blockNumber'), blockHash: doc.blockHash }
+}
+
+export interface OriginClaimDocument { _id: string, origin: string, ownerId: string, token: string, createdAt: Date, provenAt: Date | null }
+
+export function fromOriginClaimDocument (doc: OriginClaimDocument): OriginClaim {
+  return { origin: doc.origin, ownerId: doc.ownerId, token: doc.token, createdAt: doc.createdAt.toISOString(), provenAt: doc.provenAt?.toISOString() ?? null }
+}
+
+export interface TransferDocument { _id?: ObjectId, serviceId: string, fromOwnerId: string | null, toOwnerId: string, origin: string, reason: string, at: Date }
+
+export function fromTransferDocument (doc: TransferDocument): ServiceTransfer {
+  return { serviceId: doc.serviceId, fromOwnerId: doc.fromOwnerId, toOwnerId: doc.toOwnerId, origin: doc.origin, reason: doc.reason, at: doc.at.toISOString() }
 }

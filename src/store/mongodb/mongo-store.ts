@@ -15,6 +15,8 @@ import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSe
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
+import type { HttpMethod } from '../../domain/http-method.js'
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
@@ -22,13 +24,13 @@ import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, Payme
 import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
 import {
-  fromApiKeyDocument, fromLong, fromProbeDocument, fromServiceDocument, toApiKeyDocument, toLong, toProbeDocument, toServiceDocument,
-  type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
+  fromApiKeyDocument, fromLong, fromOriginClaimDocument, fromProbeDocument, fromServiceDocument, fromTransferDocument, toApiKeyDocument, toDate, toLong,
+  toProbeDocument, toServiceDocument, type OriginClaimDocument, type TransferDocument, type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
 import { MongoPayments } from './payments.js'
 import { serviceFilter, serviceSort } from './query.js'
 import {
-  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
+  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, ORIGIN_CLAIM_INDEXES, TRANSFER_INDEXES, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
   SERVICE_COUNTER_ID, SERVICE_MIGRATION, SERVICE_VALIDATOR, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes, serviceLayoutIsCurrent,
   transitionalServiceValidator
 } from './schema.js'
@@ -56,7 +58,7 @@ const NAMESPACE_EXISTS = 48
 const INDEX_NOT_FOUND = 27
 
 /**
- * A clash on the unique endpoint index as DuplicateEndpointError; any other error as it is.
+ * A clash on the unique identity index (resource, method) as DuplicateEndpointError; any other error as it is.
  * A single-document write's error names the index it hit (the server's keyPattern and
  * keyValue). insertMany's bulk error does not: the driver keeps only each write error's
  * index, code and message. For it the failed record's endpoint is looked up (its
@@ -66,14 +68,15 @@ const INDEX_NOT_FOUND = 27
 export async function duplicateEndpointOf (err: unknown, records: readonly ServiceRecord[], heldByAnother: (record: ServiceRecord) => Promise<boolean>): Promise<unknown> {
   if (!(err instanceof MongoServerError) || err.code !== DUPLICATE_KEY) return err
   if (err.keyPattern !== undefined) {
-    if (err.keyPattern.endpoint === undefined) return err
-    return new DuplicateEndpointError(String(err.keyValue?.endpoint ?? records[0]?.endpoint), { cause: err })
+    if (err.keyPattern.resource === undefined) return err
+    return new DuplicateEndpointError(String(err.keyValue?.resource ?? records[0]?.endpoint), { cause: err })
   }
   if (!(err instanceof MongoBulkWriteError)) return err
   const index = [err.writeErrors].flat()[0]?.index ?? -1
   const record = records[index]
   if (record === undefined) return err
-  const clash = records.slice(0, index).some((other) => other.endpoint === record.endpoint && other.id !== record.id) || await heldByAnother(record)
+  const clash = records.slice(0, index).some((other) => other.resource === record.resource && other.method === record.method && other.id !== record.id) ||
+    await heldByAnother(record)
   return clash ? new DuplicateEndpointError(record.endpoint, { cause: err }) : err
 }
 
@@ -87,6 +90,8 @@ export class MongoCatalogStore implements CatalogStore {
   readonly #probes: Collection<ProbeDocument>
   readonly #leases: Collection<LeaseDocument>
   readonly #displacements: Collection<DisplacementDocument>
+  readonly #claims: Collection<OriginClaimDocument>
+  readonly #transfers: Collection<TransferDocument>
   readonly #payments: MongoPayments
 
   private constructor (client: MongoClient, url: string) {
@@ -100,6 +105,8 @@ export class MongoCatalogStore implements CatalogStore {
     this.#probes = db.collection(COLLECTIONS.probes)
     this.#leases = db.collection(COLLECTIONS.leases)
     this.#displacements = db.collection(COLLECTIONS.displacements)
+    this.#claims = db.collection(COLLECTIONS.originClaims)
+    this.#transfers = db.collection(COLLECTIONS.transfers)
     this.#payments = new MongoPayments(db, {
       transaction: async (work) => await this.#transaction(work),
       reserveSeq: async (session) => await this.#reserve(session, 1)
@@ -150,7 +157,7 @@ export class MongoCatalogStore implements CatalogStore {
 
   async #duplicateEndpoint (err: unknown, records: readonly ServiceRecord[]): Promise<unknown> {
     return await duplicateEndpointOf(err, records, async (record) =>
-      await this.#services.countDocuments({ endpoint: { $eq: record.endpoint }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
+      await this.#services.countDocuments({ resource: { $eq: record.resource }, method: { $eq: record.method }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
   }
 
   /** Reserves `count` sequence numbers in the transaction; returns the first. */
@@ -238,8 +245,53 @@ export class MongoCatalogStore implements CatalogStore {
     return { id: doc._id, displacedBy: doc.displacedBy, endpoint: doc.endpoint, ownerId: doc.ownerId, reason: doc.reason, at: doc.at.toISOString() }
   }
 
-  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
-    const doc = await this.#services.findOne({ endpoint: { $eq: endpoint } })
+  async issueClaim (claim: OriginClaim): Promise<OriginClaim> {
+    const _id = `${claim.ownerId} ${claim.origin}`
+    await this.#claims.updateOne({ _id: { $eq: _id } }, {
+      $setOnInsert: { origin: claim.origin, ownerId: claim.ownerId, token: claim.token, createdAt: toDate(claim.createdAt, 'createdAt'), provenAt: claim.provenAt === null ? null : toDate(claim.provenAt, 'provenAt') }
+    }, { upsert: true, writeConcern: WRITE_CONCERN })
+    return await this.getClaim(claim.origin, claim.ownerId) as OriginClaim
+  }
+
+  async getClaim (origin: string, ownerId: string): Promise<OriginClaim | null> {
+    const doc = await this.#claims.findOne({ _id: { $eq: `${ownerId} ${origin}` } })
+    return doc === null ? null : fromOriginClaimDocument(doc)
+  }
+
+  async provenClaim (origin: string): Promise<OriginClaim | null> {
+    const doc = await this.#claims.findOne({ origin: { $eq: origin }, provenAt: { $ne: null } }, { sort: { provenAt: -1 } })
+    return doc === null ? null : fromOriginClaimDocument(doc)
+  }
+
+  async proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null> {
+    const when = toDate(at, 'at')
+    return await this.#transaction(async (session) => {
+      const proven = await this.#claims.updateOne({ _id: { $eq: `${ownerId} ${origin}` } }, { $set: { provenAt: when } }, { session })
+      if (proven.matchedCount === 0) return null
+      // One proven owner per origin: the newest proof (a domain changes hands).
+      await this.#claims.updateMany({ origin: { $eq: origin }, ownerId: { $ne: ownerId } }, { $set: { provenAt: null } }, { session })
+      // Canonical endpoints are the origin, '/', then the path: an anchored prefix is exactly the origin.
+      const prefix = new RegExp(`^${`${origin}/`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
+      const docs = await this.#services.find({ endpoint: { $regex: prefix }, $or: [{ ownerId: { $ne: ownerId } }, { claimed: { $ne: true } }] }, { session, sort: { _id: 1 } }).toArray()
+      const moved: ServiceRecord[] = []
+      for (const doc of docs) {
+        const seq = await this.#reserve(session, 1)
+        await this.#services.updateOne({ _id: { $eq: doc._id } }, { $set: { ownerId, claimed: true, updatedAt: when, seq: toLong(seq, 'seq') } }, { session })
+        if (doc.ownerId === ownerId) continue
+        await this.#transfers.insertOne({ serviceId: doc._id, fromOwnerId: doc.ownerId, toOwnerId: ownerId, origin, reason, at: when }, { session })
+        moved.push(fromServiceDocument(doc))
+      }
+      return moved
+    })
+  }
+
+  async getTransfer (serviceId: string): Promise<ServiceTransfer | null> {
+    const doc = await this.#transfers.findOne({ serviceId: { $eq: serviceId } }, { sort: { at: -1, _id: -1 } })
+    return doc === null ? null : fromTransferDocument(doc)
+  }
+
+  async findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null> {
+    const doc = await this.#services.findOne({ resource: { $eq: resource }, method: { $eq: method } })
     return doc === null ? null : fromServiceDocument(doc)
   }
 
@@ -484,6 +536,8 @@ async function ensureSchema (db: Db): Promise<void> {
   await db.collection(COLLECTIONS.tombstones).createIndexes(TOMBSTONE_INDEXES)
   await db.collection(COLLECTIONS.apiKeys).createIndexes(API_KEY_INDEXES)
   await db.collection(COLLECTIONS.probes).createIndexes(PROBE_INDEXES)
+  await db.collection(COLLECTIONS.originClaims).createIndexes(ORIGIN_CLAIM_INDEXES)
+  await db.collection(COLLECTIONS.transfers).createIndexes(TRANSFER_INDEXES)
   await db.collection(COLLECTIONS.payments).createIndexes(PAYMENT_INDEXES)
   await db.collection(COLLECTIONS.chainCheckpoints).createIndexes(CHECKPOINT_INDEXES)
   await db.collection(COLLECTIONS.chainPayTos).createIndexes(PAY_TO_SCAN_INDEXES)

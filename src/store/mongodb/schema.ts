@@ -22,6 +22,10 @@ export const COLLECTIONS = {
   leases: 'leases',
   /** `{_id: displaced service id, displacedBy, endpoint, ownerId, reason, at}`: why a listing was taken over. */
   displacements: 'service_displacements',
+  /** `{_id: "<ownerId> <origin>", origin, ownerId, token, createdAt, provenAt}`: claims of origins (src/domain/claims.ts). */
+  originClaims: 'origin_claims',
+  /** `{serviceId, fromOwnerId, toOwnerId, origin, reason, at}`: listings moved to an origin's proven owner. */
+  transfers: 'service_transfers',
   /** On-chain x402 settlements (PaymentRecord), unique on (network, txHash, logIndex). */
   payments: 'payments',
   /** The chain watcher's scanned blocks per network, at most CHAIN_CHECKPOINT_HISTORY each. */
@@ -62,9 +66,9 @@ const USAGE_SCHEMA: Document = {
 export const SERVICE_VALIDATOR: Document = {
   $jsonSchema: {
     bsonType: 'object',
-    required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'method', 'category', 'currency', 'priceAtomic',
+    required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'resource', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
-      'usage', 'paymentRequirements', 'ownerId', 'createdAt', 'updatedAt', 'nextProbeAt'],
+      'usage', 'paymentRequirements', 'ownerId', 'claimed', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
     properties: {
       _id: { bsonType: 'string', pattern: '^svc_' },
@@ -73,6 +77,7 @@ export const SERVICE_VALIDATOR: Document = {
       nameSort: string,
       description: string,
       endpoint: string,
+      resource: string,
       method: { enum: [...HTTP_METHODS] },
       category: string,
       currency: string,
@@ -91,6 +96,7 @@ export const SERVICE_VALIDATOR: Document = {
       // The accepts of the last matching probe, as the endpoint sent them (free-form x402 objects).
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
+      claimed: { bsonType: 'bool' },
       createdAt: date,
       updatedAt: date,
       // Null: due now (never probed since registration or an update, or asked for).
@@ -164,6 +170,27 @@ export const DISPLACEMENT_VALIDATOR: Document = {
   }
 }
 
+export const ORIGIN_CLAIM_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'origin', 'ownerId', 'token', 'createdAt', 'provenAt'],
+    additionalProperties: false,
+    properties: { _id: string, origin: string, ownerId: string, token: string, createdAt: date, provenAt: { bsonType: ['date', 'null'] } }
+  }
+}
+
+export const TRANSFER_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'serviceId', 'fromOwnerId', 'toOwnerId', 'origin', 'reason', 'at'],
+    additionalProperties: false,
+    properties: { _id: { bsonType: 'objectId' }, serviceId: string, fromOwnerId: { bsonType: ['string', 'null'] }, toOwnerId: string, origin: string, reason: string, at: date }
+  }
+}
+
+export const ORIGIN_CLAIM_INDEXES: IndexDescription[] = [{ key: { origin: 1, provenAt: -1 }, name: 'origin_provenAt' }]
+export const TRANSFER_INDEXES: IndexDescription[] = [{ key: { serviceId: 1, at: -1 }, name: 'serviceId_at' }]
+
 export const PAYMENT_VALIDATOR: Document = {
   $jsonSchema: {
     bsonType: 'object',
@@ -211,6 +238,8 @@ export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.probes]: PROBE_VALIDATOR,
   [COLLECTIONS.leases]: LEASE_VALIDATOR,
   [COLLECTIONS.displacements]: DISPLACEMENT_VALIDATOR,
+  [COLLECTIONS.originClaims]: ORIGIN_CLAIM_VALIDATOR,
+  [COLLECTIONS.transfers]: TRANSFER_VALIDATOR,
   [COLLECTIONS.payments]: PAYMENT_VALIDATOR,
   [COLLECTIONS.chainCheckpoints]: CHECKPOINT_VALIDATOR,
   [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR
@@ -222,7 +251,7 @@ export const VALIDATORS: Record<string, Document> = {
  * at open (mongo-store.ts, migrateServices).
  */
 export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed'] as const
 
 /**
  * The validator while services are migrated: either layout, and any document half-way
@@ -270,6 +299,9 @@ export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
     {
       $set: {
         usage: { $ifNull: ['$usage', null] },
+        // A listing's identity before declared resources counted: its endpoint.
+        resource: { $ifNull: ['$resource', '$endpoint'] },
+        claimed: { $ifNull: ['$claimed', false] },
         payToKey: {
           $cond: [
             { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
@@ -317,7 +349,8 @@ export function serviceIndexes (): IndexDescription[] {
   const sorts = Object.values(SORT_KEYS)
   const filters = Object.values(EQUALITY_FILTER_KEYS)
   return [
-    { key: { endpoint: 1 }, name: 'endpoint_unique', unique: true },
+    // A listing's identity (src/domain/service.ts); the endpoint alone is no longer unique.
+    { key: { resource: 1, method: 1 }, name: 'resource_method_unique', unique: true },
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
@@ -340,7 +373,7 @@ export const API_KEY_INDEXES: IndexDescription[] = [
 ]
 
 /** Indexes of earlier builds that nothing uses any more: dropped at open. */
-export const DROPPED_SERVICE_INDEXES = ['paymentAddress_id']
+export const DROPPED_SERVICE_INDEXES = ['paymentAddress_id', 'endpoint_unique']
 
 export const PAYMENT_INDEXES: IndexDescription[] = [
   // Idempotence: a payment is stored once, however often its range is scanned.

@@ -2,6 +2,7 @@
  * ServiceRecord, probes, payments and API keys <-> the SQLite store's rows. Lists and arrays are kept
  * as JSON text, booleans as 0/1, times as ISO text (they sort as they compare).
  */
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
@@ -14,15 +15,15 @@ import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
  * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
  * building an object per row, 25 named properties each, costs more than the read itself.
  */
-export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at'
+export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at, resource, claimed'
 export type RecordValues = [
   id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
   priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
   trustScore: number, uptimeScore: number | null, lastChecked: string | null, usage: string | null,
-  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string
+  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string, resource: string, claimed: number
 ]
 /** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
-export const RECORD_VALUES = 21
+export const RECORD_VALUES = 23
 
 export interface ProbeRow {
   checked_at: string
@@ -56,6 +57,8 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
     name: v[1],
     description: v[2],
     endpoint: v[3],
+    resource: v[21],
+    claimed: v[22] === 1,
     method: v[4] as HttpMethod,
     category: v[5],
     currency: v[6],
@@ -94,6 +97,7 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
     supportedChains: JSON.stringify(record.supportedChains),
     paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
     usage: record.usage === null ? null : JSON.stringify(record.usage),
+    claimed: record.claimed ? 1 : 0,
     serviceJson: toServiceJson(record)
   }
 }
@@ -129,4 +133,16 @@ export function fromPaymentRow (row: PaymentRow): PaymentRecord {
 
 export function fromCheckpointRow (row: { block_number: number, block_hash: string }): ChainCheckpoint {
   return { blockNumber: row.block_number, blockHash: row.block_hash }
+}
+
+export interface ClaimRow { origin: string, owner_id: string, token: string, created_at: string, proven_at: string | null }
+
+export function fromClaimRow (row: ClaimRow): OriginClaim {
+  return { origin: row.origin, ownerId: row.owner_id, token: row.token, createdAt: row.created_at, provenAt: row.proven_at }
+}
+
+export interface TransferRow { service_id: string, from_owner_id: string | null, to_owner_id: string, origin: string, reason: string, at: string }
+
+export function fromTransferRow (row: TransferRow): ServiceTransfer {
+  return { serviceId: row.service_id, fromOwnerId: row.from_owner_id, toOwnerId: row.to_owner_id, origin: row.origin, reason: row.reason, at: row.at }
 }

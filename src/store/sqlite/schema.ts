@@ -22,14 +22,20 @@ const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
 const DROPPED_LIST_INDEXES = ['category', 'status'].flatMap((filter) =>
   ['price_atomic', 'trust_score', 'name_sort', 'created_at'].map((sort) => `DROP INDEX IF EXISTS services_${filter}_${sort};`)).join('\n')
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS services (
+/**
+ * The services table as this build creates it. A listing's identity is (resource, method),
+ * unique (an index made in LATE_INDEXES); the endpoint is what the prober calls, and two
+ * listings may share it with different methods.
+ */
+const servicesTable = (name: string): string => `
+CREATE TABLE IF NOT EXISTS ${name} (
   id TEXT PRIMARY KEY,
   seq INTEGER NOT NULL UNIQUE,
   name TEXT NOT NULL,
   name_sort TEXT NOT NULL,
   description TEXT NOT NULL,
-  endpoint TEXT NOT NULL UNIQUE,
+  endpoint TEXT NOT NULL,
+  resource TEXT NOT NULL,
   method TEXT NOT NULL DEFAULT 'GET',
   category TEXT NOT NULL,
   currency TEXT NOT NULL,
@@ -47,7 +53,9 @@ CREATE TABLE IF NOT EXISTS services (
   owner_id TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
-) STRICT;
+) STRICT;`
+
+const SCHEMA = `${servicesTable('services')}
 CREATE TABLE IF NOT EXISTS service_tombstones (
   id TEXT PRIMARY KEY,
   seq INTEGER NOT NULL UNIQUE
@@ -70,6 +78,23 @@ CREATE TABLE IF NOT EXISTS service_displacements (
   reason TEXT NOT NULL,
   at TEXT NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS origin_claims (
+  origin TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  token TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  proven_at TEXT,
+  PRIMARY KEY (origin, owner_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS service_transfers (
+  service_id TEXT NOT NULL,
+  from_owner_id TEXT,
+  to_owner_id TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS service_transfers_service ON service_transfers(service_id, at);
 CREATE TABLE IF NOT EXISTS probes (
   id INTEGER PRIMARY KEY,
   service_id TEXT NOT NULL,
@@ -136,14 +161,18 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   // toServiceJson of the row, written with it: a list page reads these instead of building them.
   ['service_json', 'TEXT'],
   // ServiceUsage as JSON, measured from payments; replaced tx_count and total_revenue (fixture figures).
-  ['usage', 'TEXT']
+  ['usage', 'TEXT'],
+  // 1 when the owner proved control of the endpoint's origin (src/domain/claims.ts).
+  ['claimed', 'INTEGER NOT NULL DEFAULT 0']
 ]
 
 /** Columns of earlier builds that nothing reads any more. */
 const DROPPED_COLUMNS = ['tx_count', 'total_revenue']
 
 /** Indexes on added columns: created after the columns exist in old stores. */
-const LATE_INDEXES = `CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
+const LATE_INDEXES = `CREATE UNIQUE INDEX IF NOT EXISTS services_resource_method ON services(resource, method);
+CREATE INDEX IF NOT EXISTS services_endpoint ON services(endpoint);
+CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
 CREATE INDEX IF NOT EXISTS services_network_pay_to ON services(network, ${PAY_TO_KEY_SQL}, id);
 DROP INDEX IF EXISTS services_trust;
 DROP INDEX IF EXISTS services_name;
@@ -153,6 +182,7 @@ DROP INDEX IF EXISTS services_created;`
 export function migrate (db: Database.Database): void {
   db.exec(SCHEMA)
   addMissingColumns(db)
+  if (rebuildWithResource(db)) db.exec(SCHEMA)
   db.exec(LATE_INDEXES)
   refreshServiceJson(db)
   // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
@@ -167,6 +197,38 @@ function addMissingColumns (db: Database.Database): void {
   for (const name of DROPPED_COLUMNS) {
     if (present.has(name)) db.exec(`ALTER TABLE services DROP COLUMN ${name}`)
   }
+}
+
+/**
+ * Stores made before listings were identified by (resource, method) had `endpoint UNIQUE` in
+ * the table itself, which only a new table removes (SQLite's documented rebuild: create,
+ * copy, drop, rename). Every listing's resource starts as its endpoint, the identity it had.
+ * True when it rebuilt (the table's indexes went with the old table and must be made again).
+ */
+function rebuildWithResource (db: Database.Database): boolean {
+  const columns = (db.pragma('table_info(services)') as Array<{ name: string }>).map((column) => column.name)
+  if (columns.includes('resource')) return false
+  // Dropping the old table must not count as deleting rows service_chains points at; the
+  // pragma cannot change inside a transaction.
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number
+  db.pragma('foreign_keys = OFF')
+  try {
+    db.transaction(() => {
+      db.exec('DROP TABLE IF EXISTS services_rebuild')
+      db.exec(servicesTable('services_rebuild'))
+      const fresh = new Set((db.pragma('table_info(services_rebuild)') as Array<{ name: string }>).map((column) => column.name))
+      for (const [name, definition] of ADDED_COLUMNS) {
+        if (!fresh.has(name)) db.exec(`ALTER TABLE services_rebuild ADD COLUMN ${name} ${definition}`)
+      }
+      const copied = columns.join(', ')
+      db.exec(`INSERT INTO services_rebuild (${copied}, resource) SELECT ${copied}, endpoint FROM services`)
+      db.exec('DROP TABLE services')
+      db.exec('ALTER TABLE services_rebuild RENAME TO services')
+    }).immediate()
+  } finally {
+    db.pragma(`foreign_keys = ${foreignKeys}`)
+  }
+  return true
 }
 
 /**

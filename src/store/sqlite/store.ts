@@ -14,6 +14,7 @@ import {
   type ChainScanCommit, type ChainScanState, type PaymentFilter, type PaymentPage, type PaymentSummary, type ServiceUsage
 } from '../../domain/payment.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
@@ -25,7 +26,7 @@ import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { PAY_TO_KEY_SQL, migrate } from './schema.js'
 import {
-  RECORD_COLUMNS, RECORD_VALUES, fromCheckpointRow, fromDisplacementRow, fromKeyRow, fromPaymentRow, fromProbeRow, fromValues, toParams,
+  RECORD_COLUMNS, RECORD_VALUES, fromClaimRow, fromTransferRow, type ClaimRow, type TransferRow, fromCheckpointRow, fromDisplacementRow, fromKeyRow, fromPaymentRow, fromProbeRow, fromValues, toParams,
   type ApiKeyRow, type DisplacementRow, type PaymentRow, type ProbeRow, type RecordValues
 } from './mapping.js'
 
@@ -71,6 +72,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #updateOne: (record: ServiceRecord) => boolean
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
+  readonly #proveClaim: (origin: string, ownerId: string, at: string, reason: string) => ServiceRecord[] | null
   readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   readonly #commitChainScan: (network: string, commit: ChainScanCommit) => number
@@ -99,19 +101,19 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     this.#listThread = options.listThread === true ? new ListThread(dataDir) : undefined
     this.#insert = this.#statement(`
-      INSERT INTO services (id, seq, name, name_sort, description, endpoint, method, category, currency, price_atomic,
+      INSERT INTO services (id, seq, name, name_sort, description, endpoint, resource, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        usage, payment_requirements, owner_id, created_at, updated_at, service_json)
-      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @method,
+        usage, payment_requirements, owner_id, claimed, created_at, updated_at, service_json)
+      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @resource, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @createdAt, @updatedAt, @serviceJson)`)
+        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
-        endpoint = @endpoint, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
+        endpoint = @endpoint, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         usage = @usage, payment_requirements = @paymentRequirements,
-        owner_id = @ownerId, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
+        owner_id = @ownerId, claimed = @claimed, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
@@ -141,6 +143,24 @@ export class SqliteCatalogStore implements CatalogStore {
       this.#statement('INSERT OR REPLACE INTO service_displacements (id, displaced_by, endpoint, owner_id, reason, at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(displacement.id, displacement.displacedBy, displacement.endpoint, displacement.ownerId, displacement.reason, displacement.at)
       return true
+    })
+    this.#proveClaim = this.#writeTransaction((origin: string, ownerId: string, at: string, reason: string): ServiceRecord[] | null => {
+      if (this.#statement('UPDATE origin_claims SET proven_at = ? WHERE origin = ? AND owner_id = ?').run(at, origin, ownerId).changes === 0) return null
+      // One proven owner per origin: the newest proof (a domain changes hands).
+      this.#statement('UPDATE origin_claims SET proven_at = NULL WHERE origin = ? AND owner_id != ?').run(origin, ownerId)
+      // Canonical endpoints are the origin, '/', then the path: a prefix is exactly the origin.
+      const prefix = `${origin}/`
+      const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE substr(endpoint, 1, ?) = ? ORDER BY id`).all(prefix.length, prefix) as RecordValues[]
+      const moved: ServiceRecord[] = []
+      for (const record of rows.map((row) => fromValues(row))) {
+        if (record.ownerId === ownerId && record.claimed) continue
+        this.#updateOne({ ...record, ownerId, claimed: true, updatedAt: at })
+        if (record.ownerId === ownerId) continue
+        this.#statement('INSERT INTO service_transfers (service_id, from_owner_id, to_owner_id, origin, reason, at) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(record.id, record.ownerId, ownerId, origin, reason, at)
+        moved.push(record)
+      }
+      return moved
     })
     this.#recordProbe = this.#writeTransaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) =>
       this.#recordProbeNow(serviceId, outcome, policy, nextProbeAt))
@@ -256,7 +276,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   /**
    * Runs a write of `record` inside a transaction; true when a row changed. A unique clash
-   * is a DuplicateEndpointError only when another service holds the record's endpoint: the
+   * is a DuplicateEndpointError only when another service holds the record's identity (resource and method): the
    * error does not say which index it hit (other than in its message, which is no contract),
    * but the write lock is held, so the holder read here is the one the index saw.
    */
@@ -265,7 +285,7 @@ export class SqliteCatalogStore implements CatalogStore {
       return write().changes > 0
     } catch (err) {
       if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        const holder = this.#statement('SELECT id FROM services WHERE endpoint = ?').pluck().get(record.endpoint) as string | undefined
+        const holder = this.#statement('SELECT id FROM services WHERE resource = ? AND method = ?').pluck().get(record.resource, record.method) as string | undefined
         if (holder !== undefined && holder !== record.id) throw new DuplicateEndpointError(record.endpoint, { cause: err })
       }
       throw err
@@ -295,13 +315,38 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.#displaceOne(holder, record, displacement)
   }
 
+  async issueClaim (claim: OriginClaim): Promise<OriginClaim> {
+    this.#statement('INSERT OR IGNORE INTO origin_claims (origin, owner_id, token, created_at, proven_at) VALUES (?, ?, ?, ?, ?)')
+      .run(claim.origin, claim.ownerId, claim.token, claim.createdAt, claim.provenAt)
+    return await this.getClaim(claim.origin, claim.ownerId) as OriginClaim
+  }
+
+  async getClaim (origin: string, ownerId: string): Promise<OriginClaim | null> {
+    const row = this.#statement('SELECT * FROM origin_claims WHERE origin = ? AND owner_id = ?').get(origin, ownerId) as ClaimRow | undefined
+    return row === undefined ? null : fromClaimRow(row)
+  }
+
+  async provenClaim (origin: string): Promise<OriginClaim | null> {
+    const row = this.#statement('SELECT * FROM origin_claims WHERE origin = ? AND proven_at IS NOT NULL ORDER BY proven_at DESC LIMIT 1').get(origin) as ClaimRow | undefined
+    return row === undefined ? null : fromClaimRow(row)
+  }
+
+  async proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null> {
+    return this.#proveClaim(origin, ownerId, at, reason)
+  }
+
+  async getTransfer (serviceId: string): Promise<ServiceTransfer | null> {
+    const row = this.#statement('SELECT * FROM service_transfers WHERE service_id = ? ORDER BY at DESC, rowid DESC LIMIT 1').get(serviceId) as TransferRow | undefined
+    return row === undefined ? null : fromTransferRow(row)
+  }
+
   async getDisplacement (id: string): Promise<Displacement | null> {
     const row = this.#statement('SELECT * FROM service_displacements WHERE id = ?').get(id) as DisplacementRow | undefined
     return row === undefined ? null : fromDisplacementRow(row)
   }
 
-  async findServiceByEndpoint (endpoint: string): Promise<ServiceRecord | null> {
-    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE endpoint = ?`).get(endpoint) as RecordValues | undefined
+  async findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null> {
+    const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE resource = ? AND method = ?`).get(resource, method) as RecordValues | undefined
     return row === undefined ? null : fromValues(row)
   }
 

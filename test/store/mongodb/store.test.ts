@@ -36,6 +36,7 @@ function bsonTypeOf (value: unknown): string {
   if (decoded === null) return 'null'
   if (Array.isArray(decoded)) return 'array'
   if (decoded instanceof Date) return 'date'
+  if (typeof decoded === 'boolean') return 'bool'
   return (decoded as { _bsontype?: string })._bsontype?.replace(/^Int32$/, 'int').replace(/^Double$/, 'double').replace(/^Long$/, 'long')
     .replace(/^Decimal128$/, 'decimal').replace(/^BSONRegExp$/, 'regex').replace(/^ObjectId$/, 'objectId') ?? typeof decoded
 }
@@ -228,20 +229,20 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   check('chain payTos', PAY_TO_SCAN_VALIDATOR, [scan])
 })
 
-/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey. */
+/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey (nor resource and claimed, newer still). */
 function oldServiceDocument (r: ServiceRecord): Record<string, unknown> {
-  const { usage: _usage, payToKey: _payToKey, ...rest } = toServiceDocument(r, 4)
+  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, ...rest } = toServiceDocument(r, 4)
   return { ...rest, txCount: Long.fromNumber(42), totalRevenue: Decimal128.fromString('1.25') }
 }
 
 /** The earlier build's validator: this one's with txCount/totalRevenue in place of usage/payToKey. */
 function oldServiceValidator (): Record<string, unknown> {
   const schema = jsonSchema(SERVICE_VALIDATOR)
-  const { usage: _usage, payToKey: _payToKey, ...properties } = schema.properties ?? {}
+  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, ...properties } = schema.properties ?? {}
   return {
     $jsonSchema: {
       ...schema,
-      required: [...(schema.required ?? []).filter((f) => f !== 'usage' && f !== 'payToKey'), 'txCount', 'totalRevenue'],
+      required: [...(schema.required ?? []).filter((f) => !['usage', 'payToKey', 'resource', 'claimed'].includes(f)), 'txCount', 'totalRevenue'],
       properties: { ...properties, txCount: { bsonType: 'long', minimum: 0 }, totalRevenue: { bsonType: 'decimal' } }
     }
   }
@@ -392,7 +393,8 @@ test('each filter × sort of the list endpoint has an index that provides the or
     t.ok(has([[sort, 1], ['_id', 1]]), `unfiltered, by ${field}`)
     for (const filter of Object.values(EQUALITY_FILTER_KEYS)) t.ok(has([[filter, 1], [sort, 1], ['_id', 1]]), `${filter} = x, by ${field}`)
   }
-  t.ok(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'endpoint'), 'endpoints are unique')
+  t.ok(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'resource,method'), 'identities (resource, method) are unique')
+  t.notOk(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'endpoint'), 'the endpoint alone is not: GET and POST of one URL are two listings')
   t.ok(indexes.some((index) => index.unique === true && Object.keys(index.key as object).join() === 'seq'), 'change sequences are unique')
   t.ok(indexes.length <= 64, 'within MongoDB\'s indexes per collection')
   t.equal(new Set(indexes.map((index) => index.name)).size, indexes.length, 'index names are distinct')
@@ -435,9 +437,11 @@ test('a duplicate-key error is a DuplicateEndpointError only when the endpoint i
   // A single-document write's error names the index (the server's keyPattern and keyValue).
   const single = (key: string, value: string): MongoServerError => new MongoServerError({ message, code: 11000, keyPattern: { [key]: 1 }, keyValue: { [key]: value } })
   const nobody = async (): Promise<boolean> => { throw new Error('no lookup needed') }
-  const onEndpoint = await duplicateEndpointOf(single('endpoint', b.endpoint), [a], nobody)
-  t.ok(onEndpoint instanceof DuplicateEndpointError, 'keyPattern endpoint')
-  t.match((onEndpoint as Error).message, b.endpoint, 'naming the endpoint the index saw')
+  const onEndpoint = await duplicateEndpointOf(single('resource', b.resource), [a], nobody)
+  t.ok(onEndpoint instanceof DuplicateEndpointError, 'keyPattern resource (with method): the identity index')
+  t.match((onEndpoint as Error).message, b.resource, 'naming the resource the index saw')
+  const onOldIndex = single('endpoint', b.endpoint)
+  t.equal(await duplicateEndpointOf(onOldIndex, [a], nobody), onOldIndex, 'the endpoint alone is no identity')
   const onId = single('_id', a.id)
   t.equal(await duplicateEndpointOf(onId, [a], nobody), onId, 'keyPattern _id: the error as it is')
   const other = new MongoServerError({ message: 'write conflict', code: 112 })
@@ -451,7 +455,7 @@ test('a duplicate-key error is a DuplicateEndpointError only when the endpoint i
   t.match((inBatch as Error).message, b.endpoint)
   const idClash = bulk(1)
   t.equal(await duplicateEndpointOf(idClash, [a, b], held('https://nobody.example/')), idClash, 'no other holder: not the endpoint (the id clashed)')
-  t.ok(await duplicateEndpointOf(bulk(1), [a, { ...b, endpoint: a.endpoint }], held('https://nobody.example/')) instanceof DuplicateEndpointError,
+  t.ok(await duplicateEndpointOf(bulk(1), [a, { ...b, endpoint: a.endpoint, resource: a.resource, method: a.method }], held('https://nobody.example/')) instanceof DuplicateEndpointError,
     'held by an earlier record of the same batch')
   const twice = bulk(1)
   t.equal(await duplicateEndpointOf(twice, [a, a], held('https://nobody.example/')), twice, 'the same record twice: its id clashed')

@@ -35,3 +35,29 @@ test('a store from before usage figures opens: tx_count and total_revenue go, se
   t.match(await store.recordUsage((records[0] as typeof records[number]).id, usage), { usage }, 'and takes usage figures')
   t.ok(await store.latestSeq() > before)
 })
+
+test('a store from before listing identities opens: each resource is its endpoint, and the endpoint alone is no longer unique', async (t) => {
+  const dir = tempDataDir(t)
+  const records = demoRecords().slice(0, 5)
+  const fresh = new SqliteCatalogStore(dir)
+  await fresh.insertServices(records)
+  await fresh.close()
+
+  // The earlier layout: no resource column, the endpoint unique.
+  const db = new Database(join(dir, STORE_FILE))
+  db.exec('DROP INDEX services_resource_method')
+  db.exec('ALTER TABLE services DROP COLUMN resource')
+  db.exec('CREATE UNIQUE INDEX old_endpoint_unique ON services(endpoint)')
+  db.close()
+
+  const store = new SqliteCatalogStore(dir)
+  t.teardown(async () => { await store.close() })
+  for (const record of records) t.same(await store.getService(record.id), record, `${record.id}: as stored, its endpoint its resource`)
+  const [first, second] = records as [typeof records[number], typeof records[number]]
+  const post = { ...second, id: 'svc_zzzzzzzzzzzzzzzzzzzzzzzz', endpoint: first.endpoint, resource: first.resource, method: first.method === 'POST' ? 'GET' as const : 'POST' as const }
+  await store.insertService(post)
+  t.same(await store.getService(post.id), post, 'another method at a stored endpoint is another listing')
+  await t.rejects(store.insertService({ ...post, id: 'svc_yyyyyyyyyyyyyyyyyyyyyyyy' }), { code: 'DUPLICATE_ENDPOINT' }, 'the same identity is refused')
+  const chain = first.supportedChains[0] as string
+  t.ok((await store.listServices({ chain }, { field: 'createdAt', order: 'desc' }, { limit: 50, offset: 0 })).items.some((s) => s.id === first.id), 'the chain filter still finds it')
+})
