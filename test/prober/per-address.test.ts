@@ -92,8 +92,9 @@ test('every probe path shares the cap: scheduler, ownership decisions and on-dem
   const app = await build(t, { seed: 'none', probeAllowPrivate: true, probePerHost: 1, probeIntervalS: 3600, probeTimeoutMs: 60_000 })
   await app.ready()
   const ids: string[] = []
-  for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]']) {
-    const res = await register(app, validBody({ endpoint: `http://${host}:${server.port}/paid`, x402Config: { paymentAddress: PAY_TO, network: 'base' } }))
+  // Two listings (one address spelt two ways, which canonicalise alike: so two paths too).
+  for (const [host, path] of [['127.0.0.1', '/paid/a'], ['[::ffff:127.0.0.1]', '/paid/b']] as const) {
+    const res = await register(app, validBody({ endpoint: `http://${host}:${server.port}${path}`, x402Config: { paymentAddress: PAY_TO, network: 'base' } }))
     t.equal(res.statusCode, 201, `registered on ${host}`)
     ids.push(res.json().id as string)
   }
