@@ -5,30 +5,8 @@
  * services attributes each payment by price.
  */
 import { test } from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { parseChains } from '../../src/chain/config.js'
-import type { ServiceUsage } from '../../src/domain/payment.js'
-import { build, register, validBody } from '../helper.js'
+import { appOn, registerPaid, usageWhen } from '../support/chain-catalog.js'
 import { NETWORK, mintUsdc, newAddress, newPayer, pay, payingFetch, setupChain, startPaidServer, startRpcProxy, until } from '../support/chain.js'
-
-async function appOn (t: Parameters<typeof build>[0], chains: Array<Record<string, unknown>>): Promise<FastifyInstance> {
-  const app = await build(t, { seed: 'none', chains: parseChains(JSON.stringify(chains)), chainPollMs: 100 })
-  await app.ready()
-  return app
-}
-
-async function registerPaid (app: FastifyInstance, url: string, payTo: string, price = '0.001'): Promise<string> {
-  const res = await register(app, validBody({ endpoint: url, pricing: { currency: 'USDC', pricePerRequest: price }, x402Config: { paymentAddress: payTo, network: NETWORK } }))
-  if (res.statusCode !== 201) throw new Error(`registration answered ${res.statusCode}: ${res.body}`)
-  return res.json().id as string
-}
-
-async function usageWhen (app: FastifyInstance, id: string, ok: (usage: ServiceUsage) => boolean, what: string): Promise<ServiceUsage> {
-  return await until(what, 90_000, async () => {
-    const usage = (await app.store.getService(id))?.usage ?? null
-    return usage !== null && ok(usage) ? usage : undefined
-  })
-}
 
 test('an RPC failing a third of its calls (500, 429, reset) still converges on the exact figures', async (t) => {
   const chain = await setupChain(t)

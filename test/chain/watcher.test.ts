@@ -4,37 +4,10 @@
  * never fixed sleeps: the machine may be busy.
  */
 import { test } from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { parseChains } from '../../src/chain/config.js'
-import type { ServiceUsage } from '../../src/domain/payment.js'
-import { build, register, validBody } from '../helper.js'
+import { appOn, registerPaid, usageWhen } from '../support/chain-catalog.js'
 import { NETWORK, anvilAccount, clients, mintUsdc, newAddress, newPayer, pay, payingFetch, plainTransfer, setupChain, startPaidServer, until } from '../support/chain.js'
 
 const PRICE = 1000n // 0.001 USDC
-
-async function usageOf (app: FastifyInstance, id: string): Promise<ServiceUsage | null> {
-  return (await app.store.getService(id))?.usage ?? null
-}
-
-/** Waits until the service's usage satisfies `ok`; the deadline allows for a loaded machine. */
-async function usageWhen (app: FastifyInstance, id: string, ok: (usage: ServiceUsage) => boolean, what: string): Promise<ServiceUsage> {
-  return await until(what, 60_000, async () => {
-    const usage = await usageOf(app, id)
-    return usage !== null && ok(usage) ? usage : undefined
-  })
-}
-
-async function appOn (t: Parameters<typeof build>[0], chains: Array<Record<string, unknown>>): Promise<FastifyInstance> {
-  const app = await build(t, { seed: 'none', chains: parseChains(JSON.stringify(chains)), chainPollMs: 100 })
-  await app.ready()
-  return app
-}
-
-async function registerPaid (app: FastifyInstance, url: string, payTo: string, price = '0.001'): Promise<string> {
-  const res = await register(app, validBody({ endpoint: url, pricing: { currency: 'USDC', pricePerRequest: price }, x402Config: { paymentAddress: payTo, network: NETWORK } }))
-  if (res.statusCode !== 201) throw new Error(`registration answered ${res.statusCode}: ${res.body}`)
-  return res.json().id as string
-}
 
 test('N real x402 payments give exact figures; a plain transfer is not counted; a reorg takes a payment back', async (t) => {
   const chain = await setupChain(t)
