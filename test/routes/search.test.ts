@@ -198,3 +198,60 @@ test('OpenAPI lists the error shape once, under components, and routes refer to 
   const bad = await app.inject('/api/catalog/search?q=a&limit=0')
   t.match(bad.json(), { statusCode: 400, code: 'VALIDATION_ERROR', field: 'limit' }, 'errors still serialize through the reference')
 })
+
+test('constraints in the request: read, applied, reported; explicit parameters win', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'
+  const onSolana = { x402Config: { paymentAddress: 'So11111111111111111111111111111111111111112', network: 'solana' } }
+  const ids: Record<string, string> = {}
+  for (const [key, body] of Object.entries({
+    solCheap: validBody({ name: 'Quokka Translate Lite', description: 'Translation between English and Japanese', category: 'translation', pricing: { currency: 'USDC', pricePerRequest: '0.002' }, ...onSolana }),
+    solDear: validBody({ name: 'Quokka Translate Pro', description: 'Translation for documents', category: 'translation', pricing: { currency: 'USDC', pricePerRequest: '0.02' }, ...onSolana }),
+    baseCheap: validBody({ name: 'Quokka Translate Base', description: 'Translation on an EVM chain', category: 'translation', pricing: { currency: 'USDC', pricePerRequest: '0.001' } }),
+    solWeather: validBody({ name: 'Quokka Weather', description: 'Weather forecasts', category: 'weather', pricing: { currency: 'USDC', pricePerRequest: '0.001' }, ...onSolana })
+  })) {
+    const res = await register(app, body)
+    t.equal(res.statusCode, 201, key)
+    ids[key] = res.json().id
+  }
+  await app.searchReady()
+  interface Answer { tokens: string[], total: number, filters: Record<string, string>, removed: string[], results: Result[] }
+  const intent = async (q: string, more = ''): Promise<Answer> => {
+    const res = await app.inject(`/api/services/search/intent?q=${encodeURIComponent(q)}${more}`)
+    t.equal(res.statusCode, 200, q)
+    return res.json()
+  }
+
+  const both = await intent('cheap translation API on solana under $0.01')
+  t.same(both.filters, { maxPricePerRequest: '0.01', chain: SOLANA, sortBy: 'price' })
+  t.same(both.removed, ['cheap', 'on solana', 'under $0.01'])
+  t.same(both.tokens, ['translation'])
+  t.same(both.results.map((r) => r.service.id), [ids.solCheap], 'on solana and within the price')
+
+  const cheap = await intent('ソラナで一番安い翻訳')
+  t.same(cheap.filters, { chain: SOLANA, sortBy: 'price' })
+  t.same(cheap.results.map((r) => r.service.id), [ids.solCheap, ids.solDear], 'cheapest first')
+
+  const explicit = await intent('translation on solana', '&chain=base&sortBy=name')
+  t.same(explicit.filters, {}, 'the explicit chain wins: the parsed one is not applied')
+  t.same(explicit.removed, ['on solana'], 'but its words are still no search words')
+  t.same(explicit.results.map((r) => r.service.id), [ids.baseCheap])
+
+  const only = await intent('APIs on solana under 0.01ドル')
+  t.same(only.tokens, [], 'nothing but constraints')
+  t.same(only.results.map((r) => r.service.id).sort(), [ids.solCheap, ids.solWeather].sort(), 'every service they admit')
+  t.equal(only.total, 2)
+
+  const catalogPlain = (await app.inject(`/api/catalog/search?q=${encodeURIComponent('translation on solana')}`)).json()
+  t.notOk('filters' in catalogPlain, 'catalog search reads no constraints unless asked')
+  t.equal(catalogPlain.total, 3, 'all translation services (solana is no word of theirs)')
+  const catalogParsed = (await app.inject(`/api/catalog/search?q=${encodeURIComponent('translation on solana')}&parse=true`)).json()
+  t.same(catalogParsed.filters, { chain: SOLANA })
+  t.same(catalogParsed.removed, ['on solana'])
+  t.equal(catalogParsed.total, 2)
+  t.equal((await app.inject('/api/catalog/search?q=translation&parse=maybe')).json().field, 'parse', 'a bad flag is a 400 naming it')
+
+  const verified = await intent('verified translation')
+  t.same(verified.filters, { status: 'verified' })
+  t.equal(verified.total, 0, 'new registrations are unverified')
+})
