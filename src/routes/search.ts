@@ -20,13 +20,14 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { cache: 'search', rateLimit: app.rateLimits.search },
     schema: {
       tags: ['search'],
-      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts',
+      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts; without q, the catalog listed most trusted first',
       querystring: CatalogSearchQuerySchema,
       response: { 200: CatalogSearchResponse, 400: ErrorSchema }
     }
   }, async (request) => {
     const { q: text, facets: facetsText, parse, ...list } = request.query
-    const q = requireText('q', text)
+    // No q: the catalog, listed (the search page before anything is typed); a blank q asks for nothing.
+    const q = text === undefined ? '' : requireText('q', text)
     const { filter, sort, page } = toStoreQuery(list)
     const found = await app.searchServices({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText), parseConstraints: parse === true })
     return {

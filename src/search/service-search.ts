@@ -102,7 +102,13 @@ function analyze (text: string, style: QueryStyle, tokenizer: JapaneseTokenizer)
   return { words: intent.tokens.length > 0 ? intent.tokens : splitQueryWords(text), language: intent.language }
 }
 
+/**
+ * Searches the text; with parseConstraints, reads the constraints out of it first. Empty text
+ * (the search page before anything is typed), or text of constraints only, lists the services
+ * the filters admit instead: most trusted first unless a sort is asked.
+ */
 export async function searchServices (deps: SearchDeps, given: ServiceSearchRequest): Promise<ServiceSearchResult> {
+  if (given.text.trim() === '') return await browse(deps, given)
   if (given.parseConstraints !== true) return await search(deps, given)
   const parsed = parseConstraints(given.text)
   const { filter, sort, applied } = withParsed(given, parsed.filters)
@@ -114,13 +120,20 @@ export async function searchServices (deps: SearchDeps, given: ServiceSearchRequ
   return { ...await search(deps, request), understood }
 }
 
-/** The catalog by the filters, in the requested order or most trusted first (verified services first: docs/decisions.md). */
+/**
+ * The catalog by the filters, in the requested order or most trusted first: the trust score puts
+ * every verified service (40 or more) above every other (35 at most; src/domain/trust.ts).
+ */
 async function browse (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {
   const listed = await deps.store.listServices(request.filter, request.sort ?? defaultSort('trustScore'), request.page)
   const language = isJapanese(normalizeText(request.text)) ? 'ja' : 'en'
   const reason = language === 'ja' ? '条件に合うサービス（検索語なし）。' : 'Matches the conditions (no search words).'
   const hits = listed.items.map((record) => ({ id: record.id, score: 0, matchedTokens: [], service: toService(record), record, reason }))
-  return { words: [], total: listed.total, totalExact: true, hits }
+  const { facets } = request
+  if (facets === undefined) return { words: [], total: listed.total, totalExact: true, hits }
+  const counts = await deps.store.countFacets(request.filter)
+  const facetDistribution: FacetDistribution = Object.fromEntries(FACET_FIELDS.filter((f) => facets.includes(f)).map((f) => [f, counts[f]]))
+  return { words: [], total: listed.total, totalExact: true, hits, facetDistribution }
 }
 
 async function search (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {

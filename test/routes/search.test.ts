@@ -8,8 +8,12 @@ test('search endpoints validate their input and never fail on odd queries', asyn
   await app.searchReady()
   for (const url of ['/api/catalog/search', '/api/services/search/intent']) {
     const missing = await app.inject(url)
-    t.equal(missing.statusCode, 400, `${url} without q`)
-    t.equal(missing.json().field, 'q')
+    if (url === '/api/services/search/intent') {
+      t.equal(missing.statusCode, 400, `${url} without q`)
+      t.equal(missing.json().field, 'q')
+    } else {
+      t.equal(missing.statusCode, 200, `${url} without q lists the catalog`)
+    }
     for (const blank of ['', '%20%20', '%E3%80%80']) {
       const res = await app.inject(`${url}?q=${blank}`)
       t.equal(res.statusCode, 400, `${url} with blank q "${blank}"`)
@@ -254,4 +258,31 @@ test('constraints in the request: read, applied, reported; explicit parameters w
   const verified = await intent('verified translation')
   t.same(verified.filters, { status: 'verified' })
   t.equal(verified.total, 0, 'new registrations are unverified')
+})
+
+test('catalog search without q lists the catalog, most trusted (so verified) first, with facets', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const all = (await app.inject('/api/services?limit=100')).json() as Array<{ id: string, status: string, trustScore: number, supportedChains: string[], category: string }>
+  const res = await app.inject('/api/catalog/search?facets=category,network,status&limit=100')
+  t.equal(res.statusCode, 200)
+  const body = res.json() as { query: string, total: number, totalExact: boolean, results: Array<Result & { service: { status: string, trustScore: number } }>, facetDistribution: Record<string, Record<string, number>> }
+  t.equal(body.total, all.length, 'every service')
+  t.equal(body.totalExact, true)
+  const trust = body.results.map((r) => r.service.trustScore)
+  t.same(trust, [...trust].sort((a, b) => b - a), 'by trust score')
+  const statuses = body.results.map((r) => r.service.status)
+  t.ok(statuses.lastIndexOf('verified') < statuses.findIndex((s) => s !== 'verified'), 'verified services first')
+  const byStatus: Record<string, number> = {}
+  for (const s of all) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1
+  t.same(body.facetDistribution.status, byStatus, 'facet counts over the whole catalog')
+  t.same(Object.keys(body.facetDistribution).sort(), ['category', 'network', 'status'])
+
+  const weather = (await app.inject('/api/catalog/search?category=weather&facets=status')).json() as typeof body
+  t.equal(weather.total, all.filter((s) => s.category === 'weather').length, 'filters apply')
+  t.same(Object.keys(weather.facetDistribution), ['status'])
+  t.ok(weather.results.every((r) => r.service.category === 'weather'))
+  const cheapest = (await app.inject('/api/catalog/search?sortBy=price&limit=5')).json() as typeof body
+  const prices = cheapest.results.map((r) => Number(r.service.pricing.pricePerRequest))
+  t.same(prices, [...prices].sort((a, b) => a - b), 'an explicit sort wins')
 })
