@@ -142,7 +142,9 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').r
 const KATAKANA_EDGE = '[\\p{Script=Katakana}ー]'
 const EN_BEFORE = '(?:on|via|over|using|through|in|with|accepting|accepts|pay(?:ing|s)?\\s(?:on|with|in|via))\\s(?:the\\s)?'
 const EN_AFTER_NET = '\\s(?:network|chain|mainnet|blockchain)'
-const JA_AFTER_NET = '\\s?(?:チェーン|ネットワーク)?(?:上|対応)?(?:で|の|に|を)?'
+// "ソラナで使える", "Base で支払える": the network is how one pays, so the verb goes with it.
+const JA_PAYABLE = '(?:使える|使えます|利用できる|支払える|払える|決済できる)?'
+const JA_AFTER_NET = `\\s?(?:チェーン|ネットワーク)?(?:上|対応)?(?:で|の|に|を)?${JA_PAYABLE}`
 
 function networkRule (names: NetworkName[], ambiguous: boolean): RegExp {
   const latin = names.filter((n) => /^[\p{Script=Latin}\d\s.-]+$/u.test(n.name) && AMBIGUOUS.has(n.name) === ambiguous).map((n) => escape(n.name))
@@ -154,7 +156,7 @@ function networkRule (names: NetworkName[], ambiguous: boolean): RegExp {
     return new RegExp(`(?:${B}${EN_BEFORE})?(?:${B}${en}${E}(?:${EN_AFTER_NET}${E})?(?:\\s(?:で|上|の|に)(?=\\s|[^\\p{Script=Hiragana}]|$))?|${ja}${JA_AFTER_NET})`, 'gu')
   }
   // Said to be a chain: a preposition before, "network"/"chain" after, or a Japanese particle after.
-  return new RegExp(`(?:${B}${EN_BEFORE}${en}${E}(?:${EN_AFTER_NET}${E})?|${B}${en}${EN_AFTER_NET}${E}|${B}${en}\\s?(?:チェーン|ネットワーク|上|で)(?:で|の|に)?|${ja}\\s?(?:チェーン|ネットワーク|上|で)(?:上)?(?:で|の|に)?)`, 'gu')
+  return new RegExp(`(?:${B}${EN_BEFORE}${en}${E}(?:${EN_AFTER_NET}${E})?|${B}${en}${EN_AFTER_NET}${E}|${B}${en}\\s?(?:チェーン|ネットワーク|上|で)(?:で|の|に)?${JA_PAYABLE}|${ja}\\s?(?:チェーン|ネットワーク|上|で)(?:上)?(?:で|の|に)?${JA_PAYABLE})`, 'gu')
 }
 
 const NAMES = networkNames()
