@@ -258,6 +258,14 @@ test('constraints in the request: read, applied, reported; explicit parameters w
   const verified = await intent('verified translation')
   t.same(verified.filters, { status: 'verified' })
   t.equal(verified.total, 0, 'new registrations are unverified')
+
+  const spec = (await app.inject('/openapi.json')).json()
+  const intentSchema = spec.paths['/api/services/search/intent'].get.responses['200'].content['application/json'].schema
+  t.same(Object.keys(intentSchema.properties.filters.properties).sort(), ['chain', 'maxPricePerRequest', 'sortBy', 'status'], 'OpenAPI documents the understood filters')
+  t.ok(intentSchema.required.includes('removed') && intentSchema.required.includes('filters'))
+  const catalogParams = spec.paths['/api/catalog/search'].get.parameters as Array<{ name: string, required?: boolean }>
+  t.ok(catalogParams.some((p) => p.name === 'parse'), 'catalog search documents parse')
+  t.notOk(catalogParams.find((p) => p.name === 'q')?.required, 'q is optional for catalog search (listing)')
 })
 
 test('catalog search without q lists the catalog, most trusted (so verified) first, with facets', async (t) => {
