@@ -214,7 +214,7 @@ export function parseConstraints (text: string): ParsedQuery {
   // The first in the text wins, whichever rule found it.
   const prices: Array<[number, string]> = []
   const statuses: Array<[number, ServiceStatus]> = []
-  const first = <T>(found: Array<[number, T]>): T | undefined => found.sort((a, b) => a[0] - b[0])[0]?.[1]
+  const earliest = <T>(found: Array<[number, T]>): T | undefined => found.sort((a, b) => a[0] - b[0])[0]?.[1]
   for (const rule of PRICE_RULES) {
     claim(rule, (phrase, start) => {
       const price = priceOf(phrase)
@@ -225,9 +225,9 @@ export function parseConstraints (text: string): ParsedQuery {
   }
   for (const rule of CHEAP_RULES) claim(rule, () => { filters.sortBy = 'price'; return true })
   for (const [rule, status] of STATUS_RULES) claim(rule, (_phrase, start) => { statuses.push([start, status]); return true })
-  const price = first(prices)
+  const price = earliest(prices)
   if (price !== undefined) filters.maxPricePerRequest = price
-  const status = first(statuses)
+  const status = earliest(statuses)
   if (status !== undefined) filters.status = status
   const chains = new Set<string>()
   for (const rule of NETWORK_RULES) {
