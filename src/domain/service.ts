@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { findCurrency, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
-import type { CallSchema } from './call-schema.js'
+import { CallSchemaViewSchema, toCallSchemaView, type CallSchema } from './call-schema.js'
 import type { ServiceUsage } from './payment.js'
 import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
@@ -43,6 +43,14 @@ export const ServiceSchema = Type.Object({
   updatedAt: IsoDate
 }, { additionalProperties: false })
 export type Service = Static<typeof ServiceSchema>
+
+/** One service as GET /api/services/:id shows it: the list view plus how to call it (lists stay small). */
+export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema })], { additionalProperties: false })
+export type ServiceDetail = Static<typeof ServiceDetailSchema>
+
+export function toServiceDetail (record: ServiceRecord): ServiceDetail {
+  return { ...toService(record), callSchema: toCallSchemaView(record) }
+}
 
 const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Number({ minimum: 0, description })
 

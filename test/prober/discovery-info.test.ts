@@ -9,6 +9,7 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { HttpEndpointProber } from '../../src/prober/endpoint-prober.js'
 import type { ProbeOutcome, ProbeTarget } from '../../src/domain/probe.js'
 import { MAX_DISCOVERY_BYTES, callSchemaWords, exampleCall } from '../../src/domain/call-schema.js'
+import { TRANSLATE, WEATHER } from '../support/discovery-declarations.js'
 import { startHttpServer, startX402Server, x402V1Available, X402_V1_SKIP } from '../support/x402-servers.js'
 
 const PAY_TO = '0x1111111111111111111111111111111111111111'
@@ -22,28 +23,6 @@ function prober (t: Test): HttpEndpointProber {
   t.teardown(async () => { await p.close() })
   return p
 }
-
-export const WEATHER = declareDiscoveryExtension({
-  input: { city: 'Tokyo', units: 'metric' },
-  inputSchema: {
-    properties: {
-      city: { type: 'string', description: 'City to forecast' },
-      units: { type: 'string', enum: ['metric', 'imperial'] }
-    },
-    required: ['city']
-  },
-  output: { example: { city: 'Tokyo', temperature: 21.5, summary: 'clear' }, schema: { properties: { temperature: { type: 'number' } } } }
-})
-
-export const TRANSLATE = declareDiscoveryExtension({
-  bodyType: 'json',
-  input: { text: 'hello', targetLanguage: 'ja' },
-  inputSchema: {
-    properties: { text: { type: 'string', description: 'Text to translate' }, targetLanguage: { type: 'string', description: 'ISO 639-1 code' } },
-    required: ['text', 'targetLanguage']
-  },
-  output: { example: { translation: 'こんにちは' } }
-})
 
 function declared (probe: ProbeOutcome): Extract<ProbeOutcome['discovery'], { kind: 'declared' }> {
   if (probe.discovery?.kind !== 'declared') throw new Error(`no declaration read: ${JSON.stringify(probe.discovery)} (${probe.reason})`)
