@@ -28,7 +28,8 @@ function describedText (record: ServiceRecord, tokenizer: JapaneseTokenizer): { 
   if (words === '') return { text: record.description, terms: description }
   const start = description.reduce((max, term) => Math.max(max, term.position), -1) + SCHEMA_POSITION_GAP
   const schema = analyzeField(words, tokenizer).map((term) => ({ ...term, position: term.position + start }))
-  return { text: `${record.description}.\n${words}`, terms: [...description, ...schema] }
+  const stop = /[.!?。！？]\s*$/.test(record.description) ? '' : '.'
+  return { text: `${record.description.trimEnd()}${stop}\n${words}`, terms: [...description, ...schema] }
 }
 
 export function toSearchDocument (record: ServiceRecord, seq: number, tokenizer: JapaneseTokenizer): SearchDocument {
