@@ -122,3 +122,13 @@ test('a later probe that sees a new schema replaces it; a refused one keeps it a
   t.same(exported.items[0]?.extensions, { bazaar: kept }, 'nothing of the refused one is written')
   t.equal((await app.inject('/api/export')).headers.etag, seq, 'and the export did not change')
 })
+
+test('the OpenAPI document describes callSchema and extensions.bazaar', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const spec = (await app.inject('/openapi.json')).json()
+  const detail = spec.paths['/api/services/{id}'].get.responses['200'].content['application/json'].schema
+  t.match(detail.properties.callSchema, { description: /How to call the service/ })
+  t.match(JSON.stringify(detail.properties.callSchema), /inputSchema.*exampleCall/)
+  const item = spec.paths['/discovery/resources'].get.responses['200'].content['application/json'].schema.properties.items.items
+  t.match(item.properties.extensions, { properties: { bazaar: { description: /exactly as the endpoint/ } } })
+})
