@@ -462,6 +462,27 @@ function paymentsTable (payments) {
       h('td', {}, h('code', { class: 'break' }, p.txHash))))))
 }
 
+/** The input fields the endpoint declares (its call schema's JSON Schema): name, type, required, description. */
+function inputFields (callSchema, strings) {
+  const schema = callSchema?.inputSchema
+  const properties = schema !== null && typeof schema === 'object' ? schema.properties : undefined
+  if (properties === null || typeof properties !== 'object' || Object.keys(properties).length === 0) return []
+  const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+  const text = (value) => (typeof value === 'string' ? value : Array.isArray(value) ? value.join(' | ') : '')
+  const columns = strings.inputColumns
+  const where = strings.inputIn[callSchema.inputKind] ?? ''
+  return [
+    h('h3', {}, strings.inputs, where === '' ? '' : ` · ${where}`),
+    h('table', { class: 'inputs', id: 'input-fields' },
+      h('thead', {}, h('tr', {}, ['name', 'type', 'required', 'description'].map((key) => h('th', { scope: 'col' }, columns[key])))),
+      h('tbody', {}, Object.entries(properties).map(([name, field]) => h('tr', {},
+        h('td', {}, h('code', { class: 'break' }, name)),
+        h('td', {}, text(field?.type ?? field?.enum)),
+        h('td', {}, required.has(name) ? strings.requiredMark : ''),
+        h('td', {}, text(field?.description))))))
+  ]
+}
+
 // A listing whose owner has not proved control of its origin: its words are the registrant's.
 function unclaimedNote (service, strings) {
   return service.claimed === false ? [h('p', { class: 'unclaimed' }, strings.unclaimed)] : []
@@ -506,7 +527,10 @@ function detailContent (service, status, payments = []) {
     parts.push(h('h3', {}, strings.monitoring), facts)
   }
   if (payments.length > 0) parts.push(h('h3', {}, strings.latestPayments), paymentsTable(payments))
-  const line = curlLine(service)
+  parts.push(...inputFields(service.callSchema, strings))
+  // The declared example input makes the call a real one; without a schema, the bare endpoint.
+  const example = service.callSchema?.exampleCall?.curl
+  const line = typeof example === 'string' ? example : curlLine(service)
   const copy = h('button', { type: 'button', class: 'copy' }, strings.copy)
   copy.addEventListener('click', async () => {
     try {

@@ -45,6 +45,9 @@ export const BazaarItemSchema = Type.Object({
   mimeType: Type.String(),
   serviceName: Type.Optional(Type.String({ description: 'The name, when it is printable ASCII of at most 32 characters (the Bazaar rule); metadata.name always has it' })),
   tags: Type.Array(Type.String()),
+  extensions: Type.Optional(Type.Object({
+    bazaar: Type.Record(Type.String(), Type.Unknown(), { description: 'The Bazaar discovery extension (info and schema: how to call the resource) exactly as the endpoint\'s 402 answer declared it at the last probe; for an x402 v1 endpoint, as the Bazaar builds it from the answer\'s outputSchema' })
+  }, { description: 'Absent when the endpoint declares no discovery extension' })),
   quality: Type.Optional(Type.Object({
     l30DaysTotalCalls: Type.Integer({ minimum: 0, description: 'x402 payments settled on-chain in the 30 days before the figures were computed' }),
     l30DaysUniquePayers: Type.Integer({ minimum: 0, description: 'Distinct payers among them' }),
@@ -92,7 +95,7 @@ export interface BazaarFilterInput {
 /**
  * The store filter for export and discovery, or a ValidationError naming the field; null when
  * the filter can match nothing the catalog publishes (another resource type or scheme, an
- * extension key: the catalog lists `http` resources paid with `exact` and no extensions).
+ * extension key: the catalog lists `http` resources paid with `exact`, and does not filter on extensions yet).
  */
 export function toCatalogFilter (input: BazaarFilterInput): CatalogFilter | null {
   const filter: CatalogFilter = {}
@@ -168,6 +171,7 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
     mimeType: DEFAULT_MIME_TYPE,
     ...(serviceName === undefined ? {} : { serviceName }),
     tags: [record.category],
+    ...(record.bazaarExtension === undefined ? {} : { extensions: { bazaar: record.bazaarExtension } }),
     ...(record.usage === null ? {} : { quality: qualityOf(record.usage) }),
     metadata: {
       id: record.id,

@@ -3,6 +3,7 @@
  * (normalised to the v2 shape, CAIP-2 networks, atomic amounts) and whether they match the
  * registration. The prober (src/prober/) produces these; ownership, status and export read them.
  */
+import type { DiscoveryOutcome } from './call-schema.js'
 import type { HttpMethod } from './http-method.js'
 
 /** One `accepts` entry, v2 shape; v1 answers are converted (maxAmountRequired → amount, network → CAIP-2). */
@@ -56,6 +57,8 @@ export interface ProbeOutcome {
   resource?: string | null
   /** The v2 answer's `extensions`, when it has any (claims read theirs); not stored with probes. */
   extensions?: Record<string, unknown>
+  /** The endpoint's discovery declaration (call schema), read from a valid 402 answer; absent otherwise. Kept on the service, not with probes. */
+  discovery?: DiscoveryOutcome
 }
 
 /** Probes one target now, without paying and without storing anything. */

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { findCurrency, formatAtomic } from './money.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
+import { CallSchemaViewSchema, toCallSchemaView, type CallSchema } from './call-schema.js'
 import type { ServiceUsage } from './payment.js'
 import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
@@ -42,6 +43,14 @@ export const ServiceSchema = Type.Object({
   updatedAt: IsoDate
 }, { additionalProperties: false })
 export type Service = Static<typeof ServiceSchema>
+
+/** One service as GET /api/services/:id shows it: the list view plus how to call it (lists stay small). */
+export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema })], { additionalProperties: false })
+export type ServiceDetail = Static<typeof ServiceDetailSchema>
+
+export function toServiceDetail (record: ServiceRecord): ServiceDetail {
+  return { ...toService(record), callSchema: toCallSchemaView(record) }
+}
 
 const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Number({ minimum: 0, description })
 
@@ -96,6 +105,13 @@ export interface ServiceRecord {
   ownerId: string | null
   /** The owner proved control of the endpoint's origin (src/domain/claims.ts); else the text is only the registrant's. */
   claimed: boolean
+  /**
+   * How to call the service, as its endpoint's 402 answer declares it (src/domain/call-schema.ts),
+   * from the last probe that read a declaration; absent when it declares none. Never the registrant's.
+   */
+  callSchema?: CallSchema
+  /** The endpoint's `extensions.bazaar` exactly as declared (v1: as the Bazaar synthesizes it), echoed by export and discovery; absent with callSchema. */
+  bazaarExtension?: Record<string, unknown>
   createdAt: string
   updatedAt: string
 }

@@ -5,6 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { toCallSchemaView } from '../domain/call-schema.js'
 import { CATEGORIES } from '../domain/categories.js'
 import { SERVICE_ID_PATTERN, SERVICE_ID_WORDS } from '../domain/ids.js'
 import { resolveNetwork } from '../domain/networks.js'
@@ -144,12 +145,13 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
 
   server.registerTool('get_service', {
     title: 'One paid API',
-    description: 'Everything about one service: endpoint, method, price and payment details, status and monitoring figures.',
+    description: 'Everything about one service: endpoint, method, price and payment details, status and monitoring figures, and how to ' +
+      'call it when its endpoint declares it (callSchema: the input schema, an example input, the output, and exampleCall, a request to make; null when undeclared).',
     inputSchema: { id: ServiceId },
     annotations: { title: 'One paid API', ...READ_ONLY }
   }, async ({ id }) => {
     const record = await findRecord(id)
-    return result({ ...agentView(record), monitoring: await statusOf(record), createdAt: record.createdAt, updatedAt: record.updatedAt })
+    return result({ ...agentView(record), callSchema: toCallSchemaView(record), monitoring: await statusOf(record), createdAt: record.createdAt, updatedAt: record.updatedAt })
   })
 
   server.registerTool('get_service_status', {

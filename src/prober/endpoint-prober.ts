@@ -6,6 +6,8 @@ import { matchRequirements } from '../domain/probe-match.js'
 import type { EndpointProber, ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import { ProbeHttpClient, type HttpClientOptions } from './http-client.js'
 import { keptAccepts, parsePaymentAnswer } from './payment-answer.js'
+import { readDiscovery } from './discovery-info.js'
+import { discoveryNote } from '../domain/call-schema.js'
 
 export type HttpProberOptions = Omit<HttpClientOptions, 'userAgent'> & { userAgent?: string }
 
@@ -32,6 +34,7 @@ export class HttpEndpointProber implements EndpointProber {
     const payment = parsePaymentAnswer(Array.isArray(header) ? header[0] : header, answer.body)
     if (!payment.ok) return failed(402, answer.latencyMs, payment.reason)
     const match = matchRequirements(target, payment.accepts)
+    const discovery = readDiscovery(payment.declaring, target.method)
     return {
       checkedAt,
       httpStatus: 402,
@@ -39,10 +42,11 @@ export class HttpEndpointProber implements EndpointProber {
       latencyMs: answer.latencyMs,
       answered402: true,
       matched: match.matched,
-      reason: match.reason,
+      reason: match.reason + discoveryNote(discovery),
       accepts: keptAccepts(payment.accepts, match.matched ? match.requirement : null),
       resource: payment.resource,
-      ...(payment.extensions === undefined ? {} : { extensions: payment.extensions })
+      ...(payment.extensions === undefined ? {} : { extensions: payment.extensions }),
+      discovery
     }
   }
 

@@ -8,9 +8,18 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { parsePaymentRequired } from '@x402/core/schemas'
 import { resolveNetwork } from '../domain/networks.js'
 import type { PaymentRequirement } from '../domain/probe.js'
+import type { DeclaringAnswer } from './discovery-info.js'
 
 export type PaymentAnswer =
-  | { ok: true, x402Version: number, accepts: PaymentRequirement[], resource: string | null, extensions?: Record<string, unknown> }
+  | {
+    ok: true
+    x402Version: number
+    accepts: PaymentRequirement[]
+    resource: string | null
+    extensions?: Record<string, unknown>
+    /** The validated answer as sent, for readDiscovery (src/prober/discovery-info.ts). */
+    declaring: DeclaringAnswer
+  }
   | { ok: false, reason: string }
 
 interface ZodIssueLike { path: Array<string | number>, message: string }
@@ -57,13 +66,13 @@ function withinFieldLimits (raw: RawRequirement): boolean {
 function validate (value: unknown, source: string): PaymentAnswer {
   const parsed = parsePaymentRequired(value)
   if (!parsed.success) return { ok: false, reason: `${source}: ${firstIssue(parsed.error as unknown as { issues: ZodIssueLike[] })}` }
-  const answer = parsed.data as { x402Version: number, accepts: RawRequirement[], resource?: { url?: unknown }, extensions?: unknown }
+  const answer = parsed.data as { x402Version: number, accepts: Array<RawRequirement & { outputSchema?: unknown }>, resource?: { url?: unknown }, extensions?: unknown }
   if (answer.accepts.length === 0) return { ok: false, reason: `${source}: accepts is empty` }
   const usable = answer.accepts.filter(withinFieldLimits)
   if (usable.length === 0) return { ok: false, reason: `${source}: every accepts entry has a field over ${MAX_REQUIREMENT_FIELD} characters` }
   // v2 declares the resource once; v1 in every entry (the first one's is taken).
   const declared = answer.resource?.url ?? answer.accepts[0]?.resource
-  const result: PaymentAnswer = { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement), resource: typeof declared === 'string' ? declared : null }
+  const result: PaymentAnswer & { ok: true } = { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement), resource: typeof declared === 'string' ? declared : null, declaring: answer }
   if (typeof answer.extensions === 'object' && answer.extensions !== null && !Array.isArray(answer.extensions)) result.extensions = answer.extensions as Record<string, unknown>
   return result
 }

@@ -9,7 +9,7 @@ import { originOf } from '../domain/claims.js'
 import { payToKey } from '../domain/pay-to.js'
 import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
-import { ServiceSchema, ServiceStatusSchema, toService, toServiceStatus, type ServiceRecord } from '../domain/service.js'
+import { ServiceDetailSchema, ServiceSchema, ServiceStatusSchema, toService, toServiceDetail, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
@@ -134,11 +134,11 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       querystring: NoQuerySchema,
       tags: ['services'],
-      summary: 'One service',
+      summary: 'One service, with how to call it (callSchema) when its endpoint declares it',
       params: IdParams,
-      response: { 200: ServiceSchema, 404: ErrorSchema }
+      response: { 200: ServiceDetailSchema, 404: ErrorSchema }
     }
-  }, async (request) => toService(await findService(request.params.id)))
+  }, async (request) => toServiceDetail(await findService(request.params.id)))
 
   // Not cached (nor are probes): a probe moves uptime and lastChecked without a change-feed event.
   app.get('/api/services/:id/status', {

@@ -7,6 +7,7 @@ import type { Test } from 'tap'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { toServiceJson, type ServiceRecord } from '../../src/domain/service.js'
 import type { ProbeOutcome } from '../../src/domain/probe.js'
+import type { CallSchema } from '../../src/domain/call-schema.js'
 import { DuplicateEndpointError } from '../../src/errors.js'
 import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
@@ -354,6 +355,59 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), false, 'only the holder releases')
     await store.releaseLease('prober', 'two')
     t.equal(await store.acquireLease('prober', 'one', 10_000, 16_000), true, 'released: free at once')
+  })
+
+  t.test('recordProbe: the call schema the endpoint declares is kept with the service, replaced by a new one, cleared when it declares none', async (t) => {
+    const store = await open(t)
+    const [a] = demoRecords() as [ServiceRecord]
+    await store.insertServices([a])
+    const bazaar = (field: string): Record<string, unknown> => ({
+      info: { input: { type: 'http', method: 'GET', queryParams: { [field]: 'Tokyo' } } },
+      schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { input: { type: 'object', properties: { queryParams: { type: 'object', properties: { [field]: { type: 'string', description: 'the $ref-free "name"' } } } } } } }
+    })
+    const callSchema = (field: string): CallSchema => ({
+      declaredIn: 'extensions.bazaar',
+      method: 'GET',
+      inputKind: 'query',
+      bodyType: null,
+      inputSchema: { type: 'object', properties: { [field]: { type: 'string' } } },
+      inputExample: { [field]: 'Tokyo' },
+      outputSchema: null,
+      outputExample: { temperature: 21.5, list: [1, null, 'x'] },
+      mcpTool: null
+    })
+    const probe = (n: number, discovery: ProbeOutcome['discovery']): ProbeOutcome => ({
+      checkedAt: new Date(Date.parse(NOW) + n * 1000).toISOString(), httpStatus: 402, x402Version: 2, latencyMs: 5, answered402: true, matched: true, reason: 'matches', accepts: null, discovery
+    })
+    const policy = { failurePeriodMs: 0 }
+    await store.recordProbe(a.id, probe(1, { kind: 'none' }), policy, null)
+    const seq = await store.latestSeq()
+    const stored = await store.recordProbe(a.id, probe(2, { kind: 'declared', callSchema: callSchema('city'), bazaar: bazaar('city') }), policy, null)
+    t.same(stored?.callSchema, callSchema('city'))
+    t.same(stored?.bazaarExtension, bazaar('city'), 'the declaration exactly as sent, $schema and all')
+    t.same(await store.getService(a.id), stored, 'stored as returned')
+    t.ok(await store.latestSeq() > seq, 'a new schema is a change-feed event (search and export show it)')
+    const changes = await store.changesSince(seq, 10)
+    t.same(changes.map((c) => c.service?.callSchema), [callSchema('city')], 'the feed carries it')
+
+    const same = await store.latestSeq()
+    await store.recordProbe(a.id, probe(3, { kind: 'declared', callSchema: callSchema('city'), bazaar: bazaar('city') }), policy, null)
+    t.equal(await store.latestSeq(), same, 'the same declaration again: no change')
+    await store.recordProbe(a.id, probe(4, { kind: 'refused', reason: 'too large' }), policy, null)
+    t.same((await store.getService(a.id))?.callSchema, callSchema('city'), 'a refused declaration leaves the last good one')
+    t.same((await store.recordProbe(a.id, probe(5, undefined), policy, null))?.callSchema, callSchema('city'), 'so does a probe without a 402')
+
+    const replaced = await store.recordProbe(a.id, probe(6, { kind: 'declared', callSchema: callSchema('town'), bazaar: bazaar('town') }), policy, null)
+    t.same([replaced?.callSchema, replaced?.bazaarExtension], [callSchema('town'), bazaar('town')], 'a new declaration replaces it')
+    t.same(await store.getService(a.id), replaced)
+
+    const cleared = await store.recordProbe(a.id, probe(7, { kind: 'none' }), policy, null)
+    t.same(cleared, await store.getService(a.id))
+    t.notOk(cleared !== null && ('callSchema' in cleared || 'bazaarExtension' in cleared), 'an answer declaring none clears both (absent, as for a service never declaring one)')
+
+    const updated = { ...a, callSchema: callSchema('village'), bazaarExtension: bazaar('village'), updatedAt: NOW }
+    t.equal(await store.updateService(updated), true)
+    t.same(await store.getService(a.id), updated, 'updateService writes them too')
   })
 
   t.test('recordProbe: failures make a service inactive once they span the failure period it is given', async (t) => {

@@ -7,6 +7,8 @@ import { test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { PAGE_CSP } from '../../src/routes/page.js'
 import { build, register, validBody } from '../helper.js'
+import { startX402Server } from '../support/x402-servers.js'
+import { WEATHER } from '../support/discovery-declarations.js'
 
 /** Debian's chromium; CHROMIUM_PATH points elsewhere (never a downloaded browser). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -288,6 +290,28 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     t.equal(await page.locator('#detail img').count(), 0)
     t.equal(await page.locator('#detail .unclaimed').count(), 1, 'and in its detail')
     t.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran')
+    t.same(problems, [])
+  })
+
+  await t.test('the detail view shows the input fields and the example call the endpoint declares', async (t) => {
+    const provider = '0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b'
+    const server = await startX402Server({ payTo: provider, extensions: WEATHER })
+    t.teardown(server.close)
+    const declaring = await build(t, { seed: 'none', probeAllowPrivate: true })
+    const created = await register(declaring, validBody({ name: 'Sky Oracle', endpoint: server.url, x402Config: { paymentAddress: provider, network: 'base' } }))
+    const id = created.json().id as string
+    t.match(await declaring.prober.probeService(id), { matched: true })
+    const origin = await declaring.listen({ port: 0, host: '127.0.0.1' })
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1200, height: 900 } })
+    const page = await context.newPage()
+    const problems: string[] = []
+    page.on('pageerror', (err) => problems.push(err.message))
+    await page.goto(`${origin}/?service=${id}`)
+    await page.locator('#input-fields').waitFor()
+    t.match(await page.locator('#detail h3', { hasText: 'Input' }).textContent(), /query string/)
+    t.same(await page.locator('#input-fields tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent))),
+      [['city', 'string', 'required', 'City to forecast'], ['units', 'string', '', '']], 'each declared field: name, type, required, description')
+    t.equal(await page.locator('#curl-example').textContent(), `curl -X GET '${server.url}?city=Tokyo&units=metric'`, 'the example call, with the declared example input')
     t.same(problems, [])
   })
 

@@ -21,7 +21,7 @@ test('a valid registration is stored unverified with derived fields', async (t) 
   t.equal(service.createdAt, service.updatedAt)
   t.ok(!Number.isNaN(Date.parse(service.createdAt)))
   const fetched = await app.inject(`/api/services/${service.id as string}`)
-  t.same(fetched.json(), service)
+  t.same(fetched.json(), { ...service, callSchema: null }, 'the detail: the service, and no call schema before a probe read one')
   const status = (await app.inject(`/api/services/${service.id as string}/status`)).json()
   t.same(status, {
     id: service.id,

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import express from 'express'
 import { paymentMiddleware, x402ResourceServer } from '@x402/express'
+import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import type { Network } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { ExactSvmScheme } from '@x402/svm/exact/server'
@@ -53,6 +54,13 @@ export interface X402ServerOptions {
   claims?: string[]
   /** More paid methods on the same path, each with its own terms (v2 only). */
   also?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', price?: string, payTo?: string }>
+  /**
+   * v2: the route's declared `extensions` (`declareDiscoveryExtension(...)` of @x402/extensions), with
+   * `bazaarResourceServerExtension` registered as a provider does.
+   */
+  extensions?: Record<string, unknown>
+  /** v1: the route's `config` (`inputSchema`, `outputSchema`, `discoverable`, …) as x402-express takes it. */
+  v1Config?: Record<string, unknown>
 }
 
 async function listen (server: Server, port = 0): Promise<RunningServer> {
@@ -95,11 +103,16 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
     const id = network.id as Network
     const resourceServer = new x402ResourceServer(noPaymentFacilitator(id))
       .register(id, network.family === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme())
+    if (options.extensions !== undefined) resourceServer.registerExtension(bazaarResourceServerExtension)
+    const extensions = options.extensions
     const resource = options.resource === undefined ? {} : { resource: running.origin + options.resource }
     const routes: Record<string, unknown> = {}
     for (const route of [{ method, price, payTo: options.payTo }, ...(options.also ?? [])]) {
       routes[`${route.method} ${options.pattern ?? path}`] = {
-        accepts: { scheme: 'exact', price: route.price ?? price, network: id, payTo: route.payTo ?? options.payTo }, description: 'test paid route', ...resource
+        accepts: { scheme: 'exact', price: route.price ?? price, network: id, payTo: route.payTo ?? options.payTo },
+        description: 'test paid route',
+        ...resource,
+        ...(extensions === undefined ? {} : { extensions })
       }
     }
     app.use(paymentMiddleware(routes as Parameters<typeof paymentMiddleware>[0], resourceServer))
@@ -107,7 +120,7 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
     const v1 = createRequire(join(V1_DIR, 'package.json'))('x402-express') as {
       paymentMiddleware: (payTo: string, routes: Record<string, unknown>) => express.RequestHandler
     }
-    app.use(v1.paymentMiddleware(options.payTo, { [`${method} ${path}`]: { price, network: network.v1Name as string } }))
+    app.use(v1.paymentMiddleware(options.payTo, { [`${method} ${path}`]: { price, network: network.v1Name as string, ...(options.v1Config === undefined ? {} : { config: options.v1Config }) } }))
   }
   app[method.toLowerCase() as 'get'](path, (_req, res) => { res.json({ paid: true }) })
   return { ...running, url: running.origin + path }

@@ -6,6 +6,7 @@
  */
 import { Decimal128, Long, type ObjectId } from 'mongodb'
 import type { HttpMethod } from '../../domain/http-method.js'
+import type { CallSchema, DiscoveryFields } from '../../domain/call-schema.js'
 import type { ChainCheckpoint, PaymentRecord, ServiceUsage } from '../../domain/payment.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
@@ -44,6 +45,10 @@ export interface ServiceDocument {
   ownerId: string | null
   /** The owner proved control of the endpoint's origin. */
   claimed: boolean
+  /** CallSchema as JSON text; absent when none (src/domain/call-schema.ts). */
+  callSchema?: string
+  /** The declared extensions.bazaar as JSON text; absent when none. */
+  bazaarExtension?: string
   createdAt: Date
   updatedAt: Date
   /** When the prober should check the service again; null: due now. */
@@ -185,10 +190,19 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     paymentRequirements: record.paymentRequirements,
     ownerId: record.ownerId,
     claimed: record.claimed,
+    ...toDiscoveryDocument(record),
     createdAt: toDate(record.createdAt, 'createdAt'),
     updatedAt: toDate(record.updatedAt, 'updatedAt'),
     // A new or replaced service is due for a probe: what the prober checks may have changed.
     nextProbeAt: null
+  }
+}
+
+/** A record's discovery fields as the document keeps them: JSON text, absent when none. */
+export function toDiscoveryDocument (record: DiscoveryFields): Pick<ServiceDocument, 'callSchema' | 'bazaarExtension'> {
+  return {
+    ...(record.callSchema === undefined ? {} : { callSchema: JSON.stringify(record.callSchema) }),
+    ...(record.bazaarExtension === undefined ? {} : { bazaarExtension: JSON.stringify(record.bazaarExtension) })
   }
 }
 
@@ -257,6 +271,8 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     paymentRequirements: doc.paymentRequirements,
     ownerId: doc.ownerId,
     claimed: doc.claimed,
+    ...(doc.callSchema == null ? {} : { callSchema: JSON.parse(doc.callSchema) as CallSchema }),
+    ...(doc.bazaarExtension == null ? {} : { bazaarExtension: JSON.parse(doc.bazaarExtension) as Record<string, unknown> }),
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString()
   }

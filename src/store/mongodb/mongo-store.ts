@@ -15,6 +15,7 @@ import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSe
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
+import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
@@ -25,7 +26,7 @@ import { mergeFeed } from './feed.js'
 import { jsonArrayBytes } from '../json-page.js'
 import {
   fromApiKeyDocument, fromLong, fromOriginClaimDocument, fromProbeDocument, fromServiceDocument, fromTransferDocument, toApiKeyDocument, toDate, toLong,
-  toProbeDocument, toServiceDocument, type OriginClaimDocument, type TransferDocument, type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
+  toDiscoveryDocument, toProbeDocument, toServiceDocument, type OriginClaimDocument, type TransferDocument, type ApiKeyDocument, type CounterDocument, type DisplacementDocument, type LeaseDocument, type ProbeDocument, type ServiceDocument, type TombstoneDocument
 } from './mapping.js'
 import { MongoPayments } from './payments.js'
 import { serviceFilter, serviceSort } from './query.js'
@@ -322,9 +323,17 @@ export class MongoCatalogStore implements CatalogStore {
         .map((probe): ProbeSummary => ({ checkedAt: probe.checkedAt.toISOString(), answered402: probe.answered402, matched: probe.matched }))
       const before = fromServiceDocument(doc)
       const update = applyProbe(before, outcome, history, policy)
+      const discovery = applyDiscovery(before, outcome.discovery)
+      const discoveryDoc = discovery === null ? null : toDiscoveryDocument(discovery)
+      // Fields a new declaration does not have are removed ($unset), not set to null: absent means none.
+      const unset: Partial<Record<'callSchema' | 'bazaarExtension', ''>> = {}
+      if (discoveryDoc !== null && discoveryDoc.callSchema === undefined) unset.callSchema = ''
+      if (discoveryDoc !== null && discoveryDoc.bazaarExtension === undefined) unset.bazaarExtension = ''
       await this.#services.updateOne({ _id: { $eq: serviceId } }, {
+        ...(Object.keys(unset).length === 0 ? {} : { $unset: unset }),
         $set: {
-          ...(changesListing(before, update) ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...(changesListing(before, update) || discovery !== null ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...discoveryDoc,
           status: update.status,
           trustScore: update.trustScore,
           uptimeScore: update.uptimeScore,
@@ -333,7 +342,7 @@ export class MongoCatalogStore implements CatalogStore {
           nextProbeAt: nextProbeAt === null ? null : new Date(nextProbeAt)
         }
       }, { session })
-      return { ...before, ...update }
+      return discovery === null ? { ...before, ...update } : withDiscovery({ ...before, ...update }, discovery)
     })
   }
 

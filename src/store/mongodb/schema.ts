@@ -97,6 +97,10 @@ export const SERVICE_VALIDATOR: Document = {
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
       claimed: { bsonType: 'bool' },
+      // Optional (absent: none declared), so documents of earlier builds need no migration. JSON
+      // text: a declared JSON Schema has \$-prefixed keys (\$schema, \$ref) that update operators refuse.
+      callSchema: { bsonType: 'string', maxLength: 64 * 1024 },
+      bazaarExtension: { bsonType: 'string', maxLength: 64 * 1024 },
       createdAt: date,
       updatedAt: date,
       // Null: due now (never probed since registration or an update, or asked for).

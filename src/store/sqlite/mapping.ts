@@ -4,6 +4,7 @@
  */
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import type { HttpMethod } from '../../domain/http-method.js'
+import type { CallSchema, DiscoveryFields } from '../../domain/call-schema.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
@@ -15,15 +16,16 @@ import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
  * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
  * building an object per row, 25 named properties each, costs more than the read itself.
  */
-export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at, resource, claimed'
+export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at, resource, claimed, call_schema, bazaar_extension'
 export type RecordValues = [
   id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
   priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
   trustScore: number, uptimeScore: number | null, lastChecked: string | null, usage: string | null,
-  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string, resource: string, claimed: number
+  paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string, resource: string, claimed: number,
+  callSchema: string | null, bazaarExtension: string | null
 ]
 /** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
-export const RECORD_VALUES = 23
+export const RECORD_VALUES = 25
 
 export interface ProbeRow {
   checked_at: string
@@ -74,6 +76,9 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
     usage: v[16] === null ? null : JSON.parse(v[16]) as ServiceUsage,
     paymentRequirements: v[17] === null ? null : JSON.parse(v[17]) as PaymentRequirement[],
     ownerId: v[18],
+    // Absent rather than null when none: a record without a schema reads back as it was written.
+    ...(v[23] === null ? {} : { callSchema: JSON.parse(v[23]) as CallSchema }),
+    ...(v[24] === null ? {} : { bazaarExtension: JSON.parse(v[24]) as Record<string, unknown> }),
     createdAt: v[19],
     updatedAt: v[20]
   }
@@ -98,7 +103,16 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
     paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
     usage: record.usage === null ? null : JSON.stringify(record.usage),
     claimed: record.claimed ? 1 : 0,
+    ...discoveryParams(record),
     serviceJson: toServiceJson(record)
+  }
+}
+
+/** The discovery columns of a record (call_schema, bazaar_extension) as named parameters. */
+export function discoveryParams (record: DiscoveryFields): { callSchema: string | null, bazaarExtension: string | null } {
+  return {
+    callSchema: record.callSchema === undefined ? null : JSON.stringify(record.callSchema),
+    bazaarExtension: record.bazaarExtension === undefined ? null : JSON.stringify(record.bazaarExtension)
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type ChainScanCommit, type ChainScanState, type PaymentFilter, type PaymentPage, type PaymentSummary, type ServiceUsage
 } from '../../domain/payment.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
+import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
@@ -26,7 +27,7 @@ import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { PAY_TO_KEY_SQL, migrate } from './schema.js'
 import {
-  RECORD_COLUMNS, RECORD_VALUES, fromClaimRow, fromTransferRow, type ClaimRow, type TransferRow, fromCheckpointRow, fromDisplacementRow, fromKeyRow, fromPaymentRow, fromProbeRow, fromValues, toParams,
+  RECORD_COLUMNS, RECORD_VALUES, fromClaimRow, fromTransferRow, type ClaimRow, type TransferRow, fromCheckpointRow, fromDisplacementRow, fromKeyRow, fromPaymentRow, fromProbeRow, fromValues, toParams, discoveryParams,
   type ApiKeyRow, type DisplacementRow, type PaymentRow, type ProbeRow, type RecordValues
 } from './mapping.js'
 
@@ -103,17 +104,17 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#insert = this.#statement(`
       INSERT INTO services (id, seq, name, name_sort, description, endpoint, resource, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        usage, payment_requirements, owner_id, claimed, created_at, updated_at, service_json)
+        usage, payment_requirements, owner_id, claimed, call_schema, bazaar_extension, created_at, updated_at, service_json)
       VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @resource, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @createdAt, @updatedAt, @serviceJson)`)
+        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @callSchema, @bazaarExtension, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
         endpoint = @endpoint, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         usage = @usage, payment_requirements = @paymentRequirements,
-        owner_id = @ownerId, claimed = @claimed, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
+        owner_id = @ownerId, claimed = @claimed, call_schema = @callSchema, bazaar_extension = @bazaarExtension, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
@@ -237,10 +238,14 @@ export class SqliteCatalogStore implements CatalogStore {
     const before = fromValues(row)
     const update = applyProbe(before, outcome, history, policy)
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
-    const after = { ...before, ...update }
-    this.#statement(`UPDATE services SET ${changesListing(before, update) ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
-      last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
-      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
+    const discovery = applyDiscovery(before, outcome.discovery)
+    const after: ServiceRecord = discovery === null ? { ...before, ...update } : withDiscovery({ ...before, ...update }, discovery)
+    const changed = changesListing(before, update) || discovery !== null
+    const columns = discoveryParams(after)
+    this.#statement(`UPDATE services SET ${changed ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
+      last_checked = ?, payment_requirements = ?, next_probe_at = ?, call_schema = ?, bazaar_extension = ?, service_json = ? WHERE id = ?`)
+      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, columns.callSchema, columns.bazaarExtension,
+        toServiceJson(after), serviceId)
     return after
   }
 

@@ -1,0 +1,39 @@
+/** The search document of a service whose endpoint declares a call schema: its input's words at the description's weight, after a gap. */
+import { test } from 'tap'
+import { toSearchDocument, SCHEMA_POSITION_GAP } from '../../src/indexer/search-document.js'
+import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
+import { toMeiliDocument } from '../../src/search/meilisearch/documents.js'
+import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
+import type { CallSchema } from '../../src/domain/call-schema.js'
+import type { ServiceRecord } from '../../src/domain/service.js'
+
+const SCHEMA: CallSchema = {
+  declaredIn: 'extensions.bazaar',
+  method: 'GET',
+  inputKind: 'query',
+  bodyType: null,
+  inputSchema: { type: 'object', properties: { cityName: { type: 'string', description: 'Where to forecast' }, days: { type: 'integer' } } },
+  inputExample: { cityName: 'Tokyo', days: 3 },
+  outputSchema: null,
+  outputExample: null,
+  mcpTool: null
+}
+
+test('the input schema\'s field names and descriptions follow the description, a gap apart, in both engines\' documents', async (t) => {
+  const tokenizer = await loadTokenizer()
+  const [base] = seedRecords(readSeedFile('demo'), '2025-01-01T00:00:00.000Z') as [ServiceRecord]
+  const record: ServiceRecord = { ...base, description: 'Tide tables for harbours.', callSchema: SCHEMA }
+  const doc = toSearchDocument(record, 1, tokenizer)
+  const plain = toSearchDocument({ ...record, callSchema: undefined }, 1, tokenizer)
+  t.same(doc.terms.name, plain.terms.name, 'name untouched')
+  const described = new Map(doc.terms.description.map((term) => [term.term, term.position]))
+  const last = Math.max(...plain.terms.description.map((term) => term.position))
+  t.same(doc.terms.description.slice(0, plain.terms.description.length), plain.terms.description, 'the description first, as it was')
+  for (const word of ['city', 'name', 'where', 'forecast', 'days']) {
+    t.ok((described.get(word) ?? -1) >= last + SCHEMA_POSITION_GAP, `${word}: indexed, a gap after the description`)
+  }
+  t.equal(doc.text.description, 'Tide tables for harbours.\ncity Name Where to forecast days', 'the text Meilisearch reads: a hard separator between them')
+  t.equal(toMeiliDocument(doc).description, doc.text.description)
+  t.equal(toSearchDocument({ ...record, description: 'Tides' }, 1, tokenizer).text.description, 'Tides.\ncity Name Where to forecast days')
+  t.equal(plain.text.description, 'Tide tables for harbours.', 'no schema, nothing appended')
+})
