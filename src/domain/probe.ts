@@ -4,6 +4,7 @@
  * registration. The prober (src/prober/) produces these; ownership, status and export read them.
  */
 import type { HttpMethod } from './http-method.js'
+import type { AnswerText } from './listing-text.js'
 
 /** One `accepts` entry, v2 shape; v1 answers are converted (maxAmountRequired → amount, network → CAIP-2). */
 export interface PaymentRequirement {
@@ -56,6 +57,8 @@ export interface ProbeOutcome {
   resource?: string | null
   /** The v2 answer's `extensions`, when it has any (claims read theirs); not stored with probes. */
   extensions?: Record<string, unknown>
+  /** What the answer says about its resource (description, Bazaar serviceName and tags); refreshes prefilled text; not stored with probes. */
+  text?: AnswerText
 }
 
 /** Probes one target now, without paying and without storing anything. */

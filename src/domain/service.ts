@@ -12,6 +12,7 @@ import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
 import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
+import type { PrefillInfo } from './listing-text.js'
 
 export const ServiceStatusEnum = StringEnum(SERVICE_STATUSES)
 
@@ -37,6 +38,7 @@ export const ServiceSchema = Type.Object({
   trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
   status: ServiceStatusEnum,
   supportedChains: Type.Array(Type.String(), { description: 'CAIP-2 ids; the first is x402Config.network' }),
+  tags: Type.Array(Type.String(), { description: 'Keywords (at most 5): given, or the endpoint\'s Bazaar tags (resource.tags of its 402 answer)' }),
   claimed: Type.Boolean({ description: 'true when the owner proved control of the endpoint\'s origin (POST /api/claims); false: name and description are the registrant\'s, not confirmed by the provider' }),
   createdAt: IsoDate,
   updatedAt: IsoDate
@@ -96,6 +98,10 @@ export interface ServiceRecord {
   ownerId: string | null
   /** The owner proved control of the endpoint's origin (src/domain/claims.ts); else the text is only the registrant's. */
   claimed: boolean
+  /** Keywords, given or prefilled from the 402 answer's Bazaar tags. */
+  tags: string[]
+  /** Which fields were prefilled from the endpoint (a later probe refreshes the text ones); null when all were given. */
+  prefill: PrefillInfo | null
   createdAt: string
   updatedAt: string
 }
@@ -121,6 +127,7 @@ export function toService (record: ServiceRecord): Service {
     trustScore: record.trustScore,
     status: record.status,
     supportedChains: record.supportedChains,
+    tags: record.tags,
     claimed: record.claimed,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt

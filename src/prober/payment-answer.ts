@@ -8,9 +8,11 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { parsePaymentRequired } from '@x402/core/schemas'
 import { resolveNetwork } from '../domain/networks.js'
 import type { PaymentRequirement } from '../domain/probe.js'
+import type { AnswerText } from '../domain/listing-text.js'
+import { answerTextOf } from './answer-text.js'
 
 export type PaymentAnswer =
-  | { ok: true, x402Version: number, accepts: PaymentRequirement[], resource: string | null, extensions?: Record<string, unknown> }
+  | { ok: true, x402Version: number, accepts: PaymentRequirement[], resource: string | null, extensions?: Record<string, unknown>, text?: AnswerText }
   | { ok: false, reason: string }
 
 interface ZodIssueLike { path: Array<string | number>, message: string }
@@ -65,6 +67,7 @@ function validate (value: unknown, source: string): PaymentAnswer {
   const declared = answer.resource?.url ?? answer.accepts[0]?.resource
   const result: PaymentAnswer = { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement), resource: typeof declared === 'string' ? declared : null }
   if (typeof answer.extensions === 'object' && answer.extensions !== null && !Array.isArray(answer.extensions)) result.extensions = answer.extensions as Record<string, unknown>
+  result.text = answerTextOf(answer as Parameters<typeof answerTextOf>[0])
   return result
 }
 

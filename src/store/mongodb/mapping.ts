@@ -6,6 +6,7 @@
  */
 import { Decimal128, Long, type ObjectId } from 'mongodb'
 import type { HttpMethod } from '../../domain/http-method.js'
+import type { PrefillInfo } from '../../domain/listing-text.js'
 import type { ChainCheckpoint, PaymentRecord, ServiceUsage } from '../../domain/payment.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
@@ -44,6 +45,10 @@ export interface ServiceDocument {
   ownerId: string | null
   /** The owner proved control of the endpoint's origin. */
   claimed: boolean
+  /** Keywords; absent on documents of earlier builds (read as none). */
+  tags?: string[]
+  /** Which fields were prefilled from the endpoint's 402 answer; absent or null when all were given. */
+  prefill?: PrefillInfo | null
   createdAt: Date
   updatedAt: Date
   /** When the prober should check the service again; null: due now. */
@@ -185,6 +190,8 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     paymentRequirements: record.paymentRequirements,
     ownerId: record.ownerId,
     claimed: record.claimed,
+    tags: [...record.tags],
+    prefill: record.prefill,
     createdAt: toDate(record.createdAt, 'createdAt'),
     updatedAt: toDate(record.updatedAt, 'updatedAt'),
     // A new or replaced service is due for a probe: what the prober checks may have changed.
@@ -257,6 +264,8 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     paymentRequirements: doc.paymentRequirements,
     ownerId: doc.ownerId,
     claimed: doc.claimed,
+    tags: doc.tags ?? [],
+    prefill: doc.prefill ?? null,
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString()
   }

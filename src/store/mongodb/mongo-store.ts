@@ -15,6 +15,8 @@ import { Long, MongoBulkWriteError, MongoClient, MongoServerError, type ClientSe
 import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
+import { refreshedText } from '../../domain/prefill.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
@@ -322,9 +324,15 @@ export class MongoCatalogStore implements CatalogStore {
         .map((probe): ProbeSummary => ({ checkedAt: probe.checkedAt.toISOString(), answered402: probe.answered402, matched: probe.matched }))
       const before = fromServiceDocument(doc)
       const update = applyProbe(before, outcome, history, policy)
+      // A valid 402 answer keeps the prefilled text current (src/domain/prefill.ts).
+      const text = outcome.answered402 ? refreshedText(before, outcome.text) : {}
+      const textChanged = Object.keys(text).length > 0
       await this.#services.updateOne({ _id: { $eq: serviceId } }, {
         $set: {
-          ...(changesListing(before, update) ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...(changesListing(before, update) || textChanged ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...(text.name === undefined ? {} : { name: text.name, nameSort: nameSortKey(text.name) }),
+          ...(text.description === undefined ? {} : { description: text.description }),
+          ...(text.tags === undefined ? {} : { tags: text.tags }),
           status: update.status,
           trustScore: update.trustScore,
           uptimeScore: update.uptimeScore,
@@ -333,7 +341,7 @@ export class MongoCatalogStore implements CatalogStore {
           nextProbeAt: nextProbeAt === null ? null : new Date(nextProbeAt)
         }
       }, { session })
-      return { ...before, ...update }
+      return { ...before, ...update, ...text }
     })
   }
 

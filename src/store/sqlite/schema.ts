@@ -163,7 +163,10 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   // ServiceUsage as JSON, measured from payments; replaced tx_count and total_revenue (fixture figures).
   ['usage', 'TEXT'],
   // 1 when the owner proved control of the endpoint's origin (src/domain/claims.ts).
-  ['claimed', 'INTEGER NOT NULL DEFAULT 0']
+  ['claimed', 'INTEGER NOT NULL DEFAULT 0'],
+  // Keywords (JSON array) and which fields were prefilled from the endpoint's 402 answer (PrefillInfo as JSON).
+  ['tags', "TEXT NOT NULL DEFAULT '[]'"],
+  ['prefill', 'TEXT']
 ]
 
 /** Columns of earlier builds that nothing reads any more. */

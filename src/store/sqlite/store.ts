@@ -17,6 +17,8 @@ import type { ProbeOutcome } from '../../domain/probe.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
+import { refreshedText } from '../../domain/prefill.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
 import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
@@ -103,17 +105,17 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#insert = this.#statement(`
       INSERT INTO services (id, seq, name, name_sort, description, endpoint, resource, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        usage, payment_requirements, owner_id, claimed, created_at, updated_at, service_json)
+        usage, payment_requirements, owner_id, claimed, tags, prefill, created_at, updated_at, service_json)
       VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @resource, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @createdAt, @updatedAt, @serviceJson)`)
+        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @tags, @prefill, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
         endpoint = @endpoint, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         usage = @usage, payment_requirements = @paymentRequirements,
-        owner_id = @ownerId, claimed = @claimed, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
+        owner_id = @ownerId, claimed = @claimed, tags = @tags, prefill = @prefill, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
@@ -236,11 +238,15 @@ export class SqliteCatalogStore implements CatalogStore {
       .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
     const before = fromValues(row)
     const update = applyProbe(before, outcome, history, policy)
+    // A valid 402 answer keeps the prefilled text current (src/domain/prefill.ts).
+    const text = outcome.answered402 ? refreshedText(before, outcome.text) : {}
+    const textChanged = Object.keys(text).length > 0
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
-    const after = { ...before, ...update }
-    this.#statement(`UPDATE services SET ${changesListing(before, update) ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
-      last_checked = ?, payment_requirements = ?, next_probe_at = ?, service_json = ? WHERE id = ?`)
-      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, toServiceJson(after), serviceId)
+    const after = { ...before, ...update, ...text }
+    this.#statement(`UPDATE services SET ${changesListing(before, update) || textChanged ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
+      last_checked = ?, payment_requirements = ?, next_probe_at = ?, name = ?, name_sort = ?, description = ?, tags = ?, service_json = ? WHERE id = ?`)
+      .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt,
+        after.name, nameSortKey(after.name), after.description, JSON.stringify(after.tags), toServiceJson(after), serviceId)
     return after
   }
 
