@@ -311,6 +311,12 @@ export class MongoCatalogStore implements CatalogStore {
     }
   }
 
+  async servicesOnOrigin (origin: string, limit: number): Promise<ServiceRecord[]> {
+    // '0' follows '/' in code point order: the range is exactly the endpoints under `origin/`.
+    const docs = await this.#services.find({ endpoint: { $gte: `${origin}/`, $lt: `${origin}0` } }).sort({ _id: 1 }).limit(limit).toArray()
+    return docs.map(fromServiceDocument)
+  }
+
   async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
     return await this.#transaction(async (session) => {
       const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })

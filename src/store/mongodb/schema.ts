@@ -97,6 +97,9 @@ export const SERVICE_VALIDATOR: Document = {
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
       claimed: { bsonType: 'bool' },
+      // Absent on documents of earlier builds: read as no tags and nothing prefilled.
+      tags: { bsonType: 'array', maxItems: 5, items: string },
+      prefill: { bsonType: ['object', 'null'] },
       createdAt: date,
       updatedAt: date,
       // Null: due now (never probed since registration or an update, or asked for).
@@ -354,6 +357,8 @@ export function serviceIndexes (): IndexDescription[] {
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
+    // An origin's listings (origin import): a range on the canonical endpoint.
+    { key: { endpoint: 1 }, name: 'endpoint' },
     // The Bazaar payTo filter: an exact match on payToKey (EVM addresses lower-cased).
     { key: { payToKey: 1, _id: 1 }, name: 'payToKey_id' },
     // The chain watcher: distinct payTos of a network (payTosOn) and a payTo's services, oldest first (servicesByPayTo).

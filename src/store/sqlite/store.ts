@@ -534,6 +534,13 @@ export class SqliteCatalogStore implements CatalogStore {
     return row === undefined ? null : fromKeyRow(row)
   }
 
+  async servicesOnOrigin (origin: string, limit: number): Promise<ServiceRecord[]> {
+    // '0' follows '/' in code point order: the range is exactly the endpoints under `origin/` (index services_endpoint).
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE endpoint >= ? AND endpoint < ? ORDER BY id LIMIT ?`)
+      .all(`${origin}/`, `${origin}0`, limit) as RecordValues[]
+    return rows.map((row) => fromValues(row))
+  }
+
   async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
     return this.#recordProbe(serviceId, outcome, policy, nextProbeAt)
   }
