@@ -39,4 +39,3 @@ export const MAX_DESCRIPTION_LENGTH = 2000
 export const NAME_FROM_TEXT = 80
 
 export const PrefilledFieldEnum = StringEnum(PREFILLABLE_FIELDS)
-

@@ -17,7 +17,7 @@ import { chooseRequirement, listingText } from '../domain/prefill.js'
 import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
 import { buildServiceRecord, normalizeEndpoint, type RegistrationBody, type RegistrationRequest } from '../domain/registration.js'
 import type { ServiceRecord } from '../domain/service.js'
-import { judgeAnswer } from '../prober/endpoint-prober.js'
+import { judgeAnswer, type EndpointAnswer } from '../prober/endpoint-prober.js'
 import { refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
 
 export const pairOf = (record: ServiceRecord): PayToPair => ({ network: record.network, payTo: record.paymentAddress })
@@ -30,6 +30,8 @@ export interface PreparedListing {
   /** Whether `outcome` is recorded as the listing's first probe (prefilled listings). */
   recordOutcome: boolean
   categorySource: 'given' | 'inferred'
+  /** The endpoint's parsed answer, when the listing was filled from it (a re-import judges it against the listing it updates). */
+  answer?: Extract<EndpointAnswer, { ok: true }>
 }
 
 function listingTextOf (body: { name: string, description: string, tags?: string[] | undefined }): string {
@@ -100,7 +102,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
   // The probe is this answer judged against the listing it filled: matched by construction
   // unless an explicit price or payTo says otherwise.
   const outcome = judgeAnswer(read, probeTargetOf(built))
-  return { record: { ...built, resource: listingResource(built.endpoint, outcome.resource) }, outcome, recordOutcome: true, categorySource: body.category === undefined ? 'inferred' : 'given' }
+  return { record: { ...built, resource: listingResource(built.endpoint, outcome.resource) }, outcome, recordOutcome: true, categorySource: body.category === undefined ? 'inferred' : 'given', answer: read }
 }
 
 /**
