@@ -51,6 +51,11 @@ export interface X402ServerOptions {
   pattern?: string
   /** Served as `{ "claims": [...] }` at /.well-known/x402-catalog, read per request (a test adds a token later). */
   claims?: string[]
+  /** The route's `description` (resource.description of the 402 answer); default 'test paid route'. */
+  description?: string
+  /** Bazaar service metadata of the route's 402 answer (resource.serviceName, resource.tags), v2 only. */
+  serviceName?: string
+  tags?: string[]
   /** More paid methods on the same path, each with its own terms (v2 only). */
   also?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', price?: string, payTo?: string }>
 }
@@ -99,7 +104,11 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
     const routes: Record<string, unknown> = {}
     for (const route of [{ method, price, payTo: options.payTo }, ...(options.also ?? [])]) {
       routes[`${route.method} ${options.pattern ?? path}`] = {
-        accepts: { scheme: 'exact', price: route.price ?? price, network: id, payTo: route.payTo ?? options.payTo }, description: 'test paid route', ...resource
+        accepts: { scheme: 'exact', price: route.price ?? price, network: id, payTo: route.payTo ?? options.payTo },
+        description: options.description ?? 'test paid route',
+        ...(options.serviceName === undefined ? {} : { serviceName: options.serviceName }),
+        ...(options.tags === undefined ? {} : { tags: options.tags }),
+        ...resource
       }
     }
     app.use(paymentMiddleware(routes as Parameters<typeof paymentMiddleware>[0], resourceServer))
