@@ -56,6 +56,10 @@ export interface X402ServerOptions {
   /** Bazaar service metadata of the route's 402 answer (resource.serviceName, resource.tags), v2 only. */
   serviceName?: string
   tags?: string[]
+  /** Body of /.well-known/x402 (an origin's resource list), read per request so a test can change it. */
+  wellKnown?: () => string
+  /** Paths answering GET with 200 and no payment asked. */
+  free?: string[]
   /** More paid methods on the same path, each with its own terms (v2 only). */
   also?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', price?: string, payTo?: string }>
 }
@@ -96,6 +100,9 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
   const running = await listen(createServer(app), options.port)
   const claims = options.claims
   if (claims !== undefined) app.get('/.well-known/x402-catalog', (_req, res) => { res.json({ claims }) })
+  const wellKnown = options.wellKnown
+  if (wellKnown !== undefined) app.get('/.well-known/x402', (_req, res) => { res.type('application/json').send(wellKnown()) })
+  for (const free of options.free ?? []) app.get(free, (_req, res) => { res.json({ free: true }) })
   if ((options.version ?? 2) === 2) {
     const id = network.id as Network
     const resourceServer = new x402ResourceServer(noPaymentFacilitator(id))
