@@ -67,7 +67,8 @@ function validate (value: unknown, source: string): PaymentAnswer {
   const declared = answer.resource?.url ?? answer.accepts[0]?.resource
   const result: PaymentAnswer = { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement), resource: typeof declared === 'string' ? declared : null }
   if (typeof answer.extensions === 'object' && answer.extensions !== null && !Array.isArray(answer.extensions)) result.extensions = answer.extensions as Record<string, unknown>
-  result.text = answerTextOf(answer as Parameters<typeof answerTextOf>[0])
+  const text = answerTextOf(answer as Parameters<typeof answerTextOf>[0])
+  if (Object.keys(text).length > 0) result.text = text
   return result
 }
 

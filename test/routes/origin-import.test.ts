@@ -104,3 +104,16 @@ test('a document that is not JSON, too large, the wrong shape or too long is a 4
   t.match((await importOrigin(app, missing.origin)).json(), { statusCode: 422, message: /answered 404, not 200/ })
   t.equal((await importOrigin(app, 'ftp://example.com')).statusCode, 400)
 })
+
+test('the import and the endpoint-only registration are in the OpenAPI document', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const spec = (await app.inject('/openapi.json')).json()
+  const imported = spec.paths['/api/origins/import'].post
+  t.same(imported.security, [{ bearerAuth: [] }])
+  t.ok(imported.responses['422'], 'a bad document is documented')
+  t.ok(imported.responses['200'].content['application/json'].schema.properties.rows)
+  const post = spec.paths['/api/services'].post
+  t.same(post.requestBody.content['application/json'].schema.required, ['endpoint'], 'only the endpoint is required')
+  t.ok(post.responses['201'].content['application/json'].schema.properties.categorySource)
+  t.ok(post.responses['422'])
+})
