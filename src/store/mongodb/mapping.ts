@@ -45,10 +45,10 @@ export interface ServiceDocument {
   ownerId: string | null
   /** The owner proved control of the endpoint's origin. */
   claimed: boolean
-  /** Keywords; absent on documents of earlier builds (read as none). */
-  tags?: string[]
-  /** Which fields were prefilled from the endpoint's 402 answer; absent or null when all were given. */
-  prefill?: PrefillInfo | null
+  /** Keywords (documents of earlier builds are migrated to none). */
+  tags: string[]
+  /** Which fields were prefilled from the endpoint's 402 answer; null when all were given. */
+  prefill: PrefillInfo | null
   createdAt: Date
   updatedAt: Date
   /** When the prober should check the service again; null: due now. */
@@ -264,6 +264,7 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     paymentRequirements: doc.paymentRequirements,
     ownerId: doc.ownerId,
     claimed: doc.claimed,
+    // Absent only on a document of an earlier build that the migration at open has not reached yet.
     tags: doc.tags ?? [],
     prefill: doc.prefill ?? null,
     createdAt: doc.createdAt.toISOString(),

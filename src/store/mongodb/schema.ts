@@ -68,7 +68,7 @@ export const SERVICE_VALIDATOR: Document = {
     bsonType: 'object',
     required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'resource', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
-      'usage', 'paymentRequirements', 'ownerId', 'claimed', 'createdAt', 'updatedAt', 'nextProbeAt'],
+      'usage', 'paymentRequirements', 'ownerId', 'claimed', 'tags', 'prefill', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
     properties: {
       _id: { bsonType: 'string', pattern: '^svc_' },
@@ -97,7 +97,7 @@ export const SERVICE_VALIDATOR: Document = {
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
       claimed: { bsonType: 'bool' },
-      // Absent on documents of earlier builds: read as no tags and nothing prefilled.
+      // Added with registration from the endpoint (migrated: no tags, nothing prefilled).
       tags: { bsonType: 'array', maxItems: 5, items: string },
       prefill: { bsonType: ['object', 'null'] },
       createdAt: date,
@@ -254,7 +254,7 @@ export const VALIDATORS: Record<string, Document> = {
  * at open (mongo-store.ts, migrateServices).
  */
 export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed', 'tags', 'prefill'] as const
 
 /**
  * The validator while services are migrated: either layout, and any document half-way
@@ -305,6 +305,8 @@ export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
         // A listing's identity before declared resources counted: its endpoint.
         resource: { $ifNull: ['$resource', '$endpoint'] },
         claimed: { $ifNull: ['$claimed', false] },
+        tags: { $ifNull: ['$tags', []] },
+        prefill: { $ifNull: ['$prefill', null] },
         payToKey: {
           $cond: [
             { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
