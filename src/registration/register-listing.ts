@@ -11,6 +11,7 @@ import { DuplicateEndpointError, EndpointNotPayableError, EndpointTakenError, Or
 import { originOf } from '../domain/claims.js'
 import { listingResource } from '../domain/endpoint-url.js'
 import { newServiceId } from '../domain/ids.js'
+import { resolveNetwork } from '../domain/networks.js'
 import type { PrefillInfo, PrefilledField } from '../domain/listing-text.js'
 import { decideOwnership, sameRequest } from '../domain/ownership.js'
 import { chooseRequirement, listingText } from '../domain/prefill.js'
@@ -50,7 +51,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
   const origin = originOf(endpoint)
   const proven = await app.store.provenClaim(origin)
   if (proven !== null && proven.ownerId !== ownerId) throw new OriginClaimedError(`${origin} is claimed by its owner, who proved control of it on ${proven.provenAt as string}; only that key lists its endpoints`)
-  if (body.network !== undefined && body.x402Config !== undefined && body.network !== body.x402Config.network) {
+  if (body.network !== undefined && body.x402Config !== undefined && (resolveNetwork(body.network)?.id ?? body.network) !== (resolveNetwork(body.x402Config.network)?.id ?? body.x402Config.network)) {
     throw new ValidationError('network', `"${body.network}" differs from x402Config.network "${body.x402Config.network}"; send one of them`)
   }
   const identity = { id: newServiceId(), ownerId, now: new Date().toISOString() }
