@@ -33,7 +33,8 @@ function usable (value: string | undefined, max: number, multiline: boolean): st
 /** The first sentence of a description, at most NAME_FROM_TEXT characters cut at a word. */
 export function nameFromDescription (description: string): string {
   const line = description.split('\n')[0] as string
-  const sentence = /^(.+?[.!?。！？])(\s|$)/u.exec(line)?.[1] ?? line
+  // Latin sentences end at . ! ? before a space; Japanese ones at 。！？ wherever they are.
+  const sentence = /^(.+?(?:[.!?](?=\s|$)|[。！？]))/u.exec(line)?.[1] ?? line
   const trimmed = sentence.replace(/[.。]$/u, '').trim()
   const chars = [...trimmed]
   if (chars.length <= NAME_FROM_TEXT) return trimmed

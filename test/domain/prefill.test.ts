@@ -10,7 +10,8 @@ const entry = (network: string, amount = '1000', asset = BASE_USDC): PaymentRequ
 
 test('names come from serviceName, else the description\'s first sentence, else host and path', async (t) => {
   t.equal(nameFromDescription('Translate text. Fast.'), 'Translate text')
-  t.equal(nameFromDescription('天気予報を返す。市区町村ごと。'), '天気予報を返す。')
+  t.equal(nameFromDescription('天気予報を返す。市区町村ごと。'), '天気予報を返す')
+  t.equal(nameFromDescription('Version 1.5 of the API'), 'Version 1.5 of the API', 'a point inside a number ends nothing')
   t.ok(nameFromDescription(`${'word '.repeat(40)}end`).length <= 80, 'at most 80 characters, cut at a word')
   t.equal(nameFromEndpoint('https://api.example.com/v1/weather/?x=1'), 'api.example.com/v1/weather')
   t.same(listingText({ serviceName: 'Sky', description: 'D', tags: ['a', 'A', 'b'] }, 'https://x.example/p', 'GET'), { name: 'Sky', description: 'D', tags: ['A', 'b'] })
