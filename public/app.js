@@ -5,7 +5,8 @@ import { highlighted, needlesOf } from './highlight.js'
 import { STRINGS, initialLanguage, saveLanguage } from './i18n.js'
 
 const PAGE_SIZE = 10
-const DEBOUNCE_MS = 200
+// One search per settled query: typing schedules it, each keystroke within this pause replaces it.
+const DEBOUNCE_MS = 300
 const FILTER_FIELDS = ['category', 'chain', 'status']
 const STATE_KEYS = ['q', ...FILTER_FIELDS, 'maxPricePerRequest', 'sortBy', 'page', 'service']
 const PRICE = /^\d+(\.\d+)?$/
@@ -244,14 +245,12 @@ let lastAnswer
 async function search () {
   inflight?.abort()
   const q = current.q
-  if (q === undefined) {
-    lastAnswer = undefined
-    renderAnswer()
-    return
-  }
+  // The examples show at once; the listing follows.
+  if (q === undefined && lastAnswer === undefined) renderAnswer()
   const controller = new AbortController()
   inflight = controller
-  const params = new URLSearchParams({ q, limit: String(PAGE_SIZE), offset: String((current.page - 1) * PAGE_SIZE), facets: 'category,network,status' })
+  // Without a query the catalog is listed (most trusted first) with its facets, to browse.
+  const params = new URLSearchParams({ ...(q === undefined ? {} : { q }), limit: String(PAGE_SIZE), offset: String((current.page - 1) * PAGE_SIZE), facets: 'category,network,status' })
   for (const key of [...FILTER_FIELDS, 'maxPricePerRequest', 'sortBy']) if (current[key] !== undefined) params.set(key, current[key])
   els.results.setAttribute('aria-busy', 'true')
   try {
@@ -275,15 +274,18 @@ function renderAnswer () {
   els.list.replaceChildren()
   els.state.replaceChildren()
   els.pager.hidden = true
-  if (lastAnswer === undefined) {
-    els.summary.textContent = ''
-    renderFacets(undefined)
+  const browsing = lastAnswer === undefined || lastAnswer.q === undefined
+  if (browsing) {
     els.state.append(
       h('h2', {}, strings.emptyTitle),
       h('p', {}, strings.emptyText),
       h('ul', { class: 'examples' }, strings.examples.map((example) =>
         h('li', {}, h('button', { type: 'button', class: 'chip', onclick: () => { els.q.value = example; searchFromInput(); typingEntry = false } }, example))))
     )
+  }
+  if (lastAnswer === undefined) {
+    els.summary.textContent = ''
+    renderFacets(undefined)
     return
   }
   if (!lastAnswer.ok) {
@@ -294,6 +296,13 @@ function renderAnswer () {
   }
   const { total, results, facetDistribution } = lastAnswer.body
   renderFacets(facetDistribution)
+  if (total === 0 && browsing) {
+    els.summary.textContent = ''
+    els.state.append(hasFilters()
+      ? h('p', {}, strings.noResultsFiltered, ' ', h('button', { type: 'button', class: 'link-button', onclick: () => clearFilters() }, strings.clearFilters))
+      : h('p', {}, strings.browseEmpty))
+    return
+  }
   if (total === 0) {
     // The heading says it; a "0 services match" summary above it would say it twice.
     els.summary.textContent = ''
@@ -305,7 +314,7 @@ function renderAnswer () {
     if (hasFilters()) els.state.append(h('p', {}, strings.noResultsFiltered, ' ', h('button', { type: 'button', class: 'link-button', onclick: () => clearFilters() }, strings.clearFilters)))
     return
   }
-  els.summary.textContent = strings.summary(total, lastAnswer.q)
+  els.summary.textContent = browsing ? strings.browseSummary(total) : strings.summary(total, lastAnswer.q)
   for (const result of results) els.list.append(renderResult(result))
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   if (pages > 1) {

@@ -19,6 +19,17 @@ export const MAX_OFFSET = 1_000_000
 /** Default direction per sort field: cheapest, most trusted, A→Z, newest first. */
 const DEFAULT_ORDER: ReadonlyMap<SortField, 'asc' | 'desc'> = new Map([['price', 'asc'], ['trustScore', 'desc'], ['name', 'asc'], ['createdAt', 'desc']])
 
+/** A sort field in its usual direction (cheapest first for price). */
+export function defaultSort (field: SortField): ServiceSort {
+  return { field, order: DEFAULT_ORDER.get(field) ?? 'asc' }
+}
+
+/** Inclusive upper bound in USDC (a decimal string) as atomic units, or the reason it is not one. */
+export function priceBound (value: string): { ok: true, atomic: number } | { ok: false, reason: string } {
+  // Prices are USDC today; the bound is read in that currency's atomic units.
+  return parseUpperBound(value, (findCurrency('USDC') as { decimals: number }).decimals)
+}
+
 /** A price bound as the API and the MCP tools take it, and the words that explain it. */
 export const PRICE_PATTERN = '^\\d+(\\.\\d+)?$'
 export const PRICE_WORDS = 'a decimal number such as 0.01'
@@ -58,8 +69,7 @@ export function toStoreQuery (query: ListQuery): StoreQuery {
   if (query.chain !== undefined) filter.chain = canonicalNetwork('chain', query.chain).id
   if (query.status !== undefined) filter.status = query.status
   if (query.maxPricePerRequest !== undefined) {
-    // Prices are USDC today; the bound is read in that currency's atomic units.
-    const bound = parseUpperBound(query.maxPricePerRequest, (findCurrency('USDC') as { decimals: number }).decimals)
+    const bound = priceBound(query.maxPricePerRequest)
     if (!bound.ok) throw new ValidationError('maxPricePerRequest', bound.reason)
     filter.maxPriceAtomic = bound.atomic
   }

@@ -102,8 +102,10 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
   server.registerTool('search_services', {
     title: 'Search paid APIs',
     description: 'Find x402 paid APIs by what they do, in English or Japanese (typo-tolerant; keywords or a sentence such as ' +
-      '"weather forecast for Tokyo" or "東京の天気"), with optional filters. Without query, lists by filters. Each result ' +
-      'has the endpoint, method, price and payment details.',
+      '"weather forecast for Tokyo" or "東京の天気"), with optional filters. Constraints in the query ("under $0.01", "cheap", ' +
+      '"on solana", "verified", "0.01ドル以下", "検証済み") become filters and a sort; the answer lists them (filters) and the words ' +
+      'taken out (removed); explicit arguments win. Without query, lists by filters. Each result has the endpoint, method, price ' +
+      'and payment details.',
     inputSchema: {
       query: z.string().min(1).max(MAX_QUERY_LENGTH).optional().describe('What the API should do'),
       category: z.string().max(64).optional().describe('Category id from list_categories'),
@@ -130,10 +132,12 @@ export function createCatalogServer (deps: CatalogDeps, version: string): McpSer
       return result({ total: listed.total, results: listed.items.map(agentView) })
     }
     // Agents tend to write sentences: drop their request phrasing as intent search does.
-    const found = await searchServices(deps, { text: args.query, style: 'intent', filter, sort, page })
+    const found = await searchServices(deps, { text: args.query, style: 'intent', filter, sort, page, parseConstraints: true })
     return result({
       total: found.total,
       totalExact: found.totalExact,
+      filters: found.understood?.filters ?? {},
+      removed: found.understood?.removed ?? [],
       results: found.hits.map((hit) => ({ ...agentView(hit.record), score: hit.score, matchedTokens: [...new Set(hit.matchedTokens.map((m) => m.word))] }))
     })
   })

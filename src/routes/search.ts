@@ -1,10 +1,10 @@
 /** Catalog search (whitespace keywords) and intent search (conversational, kuromoji). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { DEFAULT_PAGE_SIZE, toStoreQuery } from '../domain/service-query.js'
+import { toStoreQuery } from '../domain/service-query.js'
 import { ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import type { SearchHit } from '../search/search-engine.js'
-import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchResponse, parseFacets, SearchQuerySchema, toMatchView } from './schemas/search.js'
+import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchQuerySchema, IntentSearchResponse, parseFacets, toMatchView } from './schemas/search.js'
 
 /** Rejects a query that is only whitespace: it asks for nothing. */
 function requireText (field: string, value: string): string {
@@ -20,15 +20,16 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { cache: 'search', rateLimit: app.rateLimits.search },
     schema: {
       tags: ['search'],
-      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts',
+      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts; without q, the catalog listed most trusted first',
       querystring: CatalogSearchQuerySchema,
       response: { 200: CatalogSearchResponse, 400: ErrorSchema }
     }
   }, async (request) => {
-    const { q: text, facets: facetsText, ...list } = request.query
-    const q = requireText('q', text)
+    const { q: text, facets: facetsText, parse, ...list } = request.query
+    // No q: the catalog, listed (the search page before anything is typed); a blank q asks for nothing.
+    const q = text === undefined ? '' : requireText('q', text)
     const { filter, sort, page } = toStoreQuery(list)
-    const found = await app.searchServices({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText) })
+    const found = await app.searchServices({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText), parseConstraints: parse === true })
     return {
       query: q,
       total: found.total,
@@ -40,7 +41,8 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         matches: hit.matchedTokens.map(toMatchView),
         uptimeScore: hit.record.uptimeScore
       })),
-      ...(found.facetDistribution === undefined ? {} : { facetDistribution: found.facetDistribution })
+      ...(found.facetDistribution === undefined ? {} : { facetDistribution: found.facetDistribution }),
+      ...(found.understood === undefined ? {} : found.understood)
     }
   })
 
@@ -49,21 +51,21 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { cache: 'search', rateLimit: app.rateLimits.costly },
     schema: {
       tags: ['search'],
-      summary: 'Search by what you want, in Japanese or English ("東京の天気を知りたい", "I need speech to text")',
-      querystring: SearchQuerySchema,
+      summary: 'Search by what you want, in Japanese or English ("東京の天気を知りたい", "cheap OCR on solana under $0.01"): constraints in the text become filters',
+      querystring: IntentSearchQuerySchema,
       response: { 200: IntentSearchResponse, 400: ErrorSchema }
     }
   }, async (request) => {
-    const q = requireText('q', request.query.q)
-    const found = await app.searchServices({
-      text: q,
-      style: 'intent',
-      filter: {},
-      page: { limit: request.query.limit ?? DEFAULT_PAGE_SIZE, offset: request.query.offset ?? 0 }
-    })
+    const { q: text, ...list } = request.query
+    const q = requireText('q', text)
+    const { filter, sort, page } = toStoreQuery(list)
+    const found = await app.searchServices({ text: q, style: 'intent', filter, sort, page, parseConstraints: true })
     return {
       query: q,
       tokens: found.words,
+      total: found.total,
+      filters: found.understood?.filters ?? {},
+      removed: found.understood?.removed ?? [],
       results: found.hits.map((hit) => ({
         service: hit.service,
         score: hit.score,

@@ -4,11 +4,13 @@
  * from the authoritative store, in rank order. Callers never see analysis internals.
  */
 import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
+import { defaultSort, priceBound } from '../domain/service-query.js'
 import { toService, type Service, type ServiceRecord } from '../domain/service.js'
 import type { CatalogStore } from '../store/catalog-store.js'
-import { analyzeIntent, splitQueryWords, type QueryLanguage } from './analysis/analyzer.js'
+import { analyzeIntent, ENGLISH_FILLER_WORDS, JAPANESE_FILLER_WORDS, splitQueryWords, type QueryLanguage } from './analysis/analyzer.js'
 import { isJapanese, normalizeText } from './analysis/normalize.js'
 import type { JapaneseTokenizer } from './analysis/tokenizer.js'
+import { parseConstraints, type ParsedFilters } from './constraints.js'
 import { explainMatch } from './reason.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField, type QueryWord, type SearchEngine, type SearchHit } from './search-engine.js'
 
@@ -36,6 +38,11 @@ export interface ServiceSearchRequest {
   sort?: ServiceSort | undefined
   page: Page
   facets?: readonly FacetField[] | undefined
+  /**
+   * Read constraints from the text (src/search/constraints.ts: "under $0.01", "cheap",
+   * "on solana", "検証済み") and apply them; `filter` and `sort` are the explicit ones and win.
+   */
+  parseConstraints?: boolean
 }
 
 export interface ServiceHit extends SearchHit {
@@ -54,7 +61,39 @@ export interface ServiceSearchResult {
   totalExact: boolean
   hits: ServiceHit[]
   facetDistribution?: FacetDistribution
+  /** With parseConstraints: what the text asked for and was applied, and the phrases taken out of it. */
+  understood?: Understood
 }
+
+export interface Understood {
+  /** The parsed constraints applied (one an explicit parameter overrode is left out). */
+  filters: ParsedFilters
+  /** The phrases taken out of the text, in order. */
+  removed: string[]
+}
+
+/** The explicit filter and sort, completed by the parsed ones they leave open. */
+function withParsed (request: ServiceSearchRequest, parsed: ParsedFilters): { filter: ServiceFilter, sort: ServiceSort | undefined, applied: ParsedFilters } {
+  const filter = { ...request.filter }
+  const applied: ParsedFilters = {}
+  if (parsed.maxPricePerRequest !== undefined && filter.maxPriceAtomic === undefined) {
+    const bound = priceBound(parsed.maxPricePerRequest)
+    if (bound.ok) {
+      filter.maxPriceAtomic = bound.atomic
+      applied.maxPricePerRequest = parsed.maxPricePerRequest
+    }
+  }
+  if (parsed.chain !== undefined && filter.chain === undefined) filter.chain = applied.chain = parsed.chain
+  if (parsed.status !== undefined && filter.status === undefined) filter.status = applied.status = parsed.status
+  let sort = request.sort
+  if (parsed.sortBy !== undefined && sort === undefined) {
+    sort = defaultSort(parsed.sortBy)
+    applied.sortBy = parsed.sortBy
+  }
+  return { filter, sort, applied }
+}
+
+const FILLERS = new Set([...ENGLISH_FILLER_WORDS, ...JAPANESE_FILLER_WORDS])
 
 function analyze (text: string, style: QueryStyle, tokenizer: JapaneseTokenizer): { words: QueryWord[], language: QueryLanguage } {
   if (style === 'keywords') return { words: splitQueryWords(text), language: isJapanese(normalizeText(text)) ? 'ja' : 'en' }
@@ -63,7 +102,41 @@ function analyze (text: string, style: QueryStyle, tokenizer: JapaneseTokenizer)
   return { words: intent.tokens.length > 0 ? intent.tokens : splitQueryWords(text), language: intent.language }
 }
 
-export async function searchServices (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {
+/**
+ * Searches the text; with parseConstraints, reads the constraints out of it first. Empty text
+ * (the search page before anything is typed), or text of constraints only, lists the services
+ * the filters admit instead: most trusted first unless a sort is asked.
+ */
+export async function searchServices (deps: SearchDeps, given: ServiceSearchRequest): Promise<ServiceSearchResult> {
+  if (given.text.trim() === '') return await browse(deps, given)
+  if (given.parseConstraints !== true) return await search(deps, given)
+  const parsed = parseConstraints(given.text)
+  const { filter, sort, applied } = withParsed(given, parsed.filters)
+  const understood: Understood = { filters: applied, removed: parsed.removed }
+  const request = { ...given, text: parsed.text, filter, sort }
+  // Only constraints ("cheap APIs on solana"): every service they admit, not a text search for "apis".
+  const { words } = analyze(parsed.text, given.style, deps.tokenizer)
+  if (parsed.removed.length > 0 && words.every((word) => FILLERS.has(word.text))) return { ...await browse(deps, request), understood }
+  return { ...await search(deps, request), understood }
+}
+
+/**
+ * The catalog by the filters, in the requested order or most trusted first: the trust score puts
+ * every verified service (40 or more) above every other (35 at most; src/domain/trust.ts).
+ */
+async function browse (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {
+  const listed = await deps.store.listServices(request.filter, request.sort ?? defaultSort('trustScore'), request.page)
+  const language = isJapanese(normalizeText(request.text)) ? 'ja' : 'en'
+  const reason = language === 'ja' ? '条件に合うサービス（検索語なし）。' : 'Matches the conditions (no search words).'
+  const hits = listed.items.map((record) => ({ id: record.id, score: 0, matchedTokens: [], service: toService(record), record, reason }))
+  const { facets } = request
+  if (facets === undefined) return { words: [], total: listed.total, totalExact: true, hits }
+  const counts = await deps.store.countFacets(request.filter)
+  const facetDistribution: FacetDistribution = Object.fromEntries(FACET_FIELDS.filter((f) => facets.includes(f)).map((f) => [f, counts[f]]))
+  return { words: [], total: listed.total, totalExact: true, hits, facetDistribution }
+}
+
+async function search (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {
   const { words, language } = analyze(request.text, request.style, deps.tokenizer)
   const texts = words.map((word) => word.text)
   const { facets } = request

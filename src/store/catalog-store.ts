@@ -44,6 +44,13 @@ export interface Displacement {
   at: string
 }
 
+/** countFacets' answer: value → services, per field (the search engine's facet names). */
+export interface CatalogFacets {
+  category: Record<string, number>
+  status: Record<string, number>
+  network: Record<string, number>
+}
+
 export interface ServicePage {
   items: ServiceRecord[]
   total: number
@@ -170,6 +177,12 @@ export interface CatalogStore {
   countServices (): Promise<number>
   /** Exact number of stored services per category id (categories without services absent). */
   countByCategory (): Promise<Map<string, number>>
+  /**
+   * Exact number of services matching `filter` per category, per status and per network (a
+   * service counts once under each of its supportedChains); values without services absent.
+   * The search page's facets when it lists the catalog without search words.
+   */
+  countFacets (filter: CatalogFilter): Promise<CatalogFacets>
 
   /**
    * At most `limit` changes with a sequence number above `afterSeq`, in increasing sequence

@@ -73,6 +73,22 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const byCategory = new Map<string, number>()
     for (const r of records) byCategory.set(r.category, (byCategory.get(r.category) ?? 0) + 1)
     t.same(Object.fromEntries(await store.countByCategory()), Object.fromEntries(byCategory))
+    // Facet counts over the services a filter admits, each chain of a service counted once.
+    const facetsOf = (admitted: ServiceRecord[]): Record<string, Record<string, number>> => {
+      const out: Record<string, Record<string, number>> = { category: {}, status: {}, network: {} }
+      const add = (field: string, value: string): void => { const counts = out[field] as Record<string, number>; counts[value] = (counts[value] ?? 0) + 1 }
+      for (const r of admitted) {
+        add('category', r.category)
+        add('status', r.status)
+        for (const chain of new Set(r.supportedChains)) add('network', chain)
+      }
+      return out
+    }
+    t.same(await store.countFacets({}), facetsOf(records), 'facets of the whole catalog')
+    const chain = (records[0] as ServiceRecord).supportedChains[0] as string
+    const bound = (records[3] as ServiceRecord).priceAtomic
+    t.same(await store.countFacets({ chain, maxPriceAtomic: bound }), facetsOf(records.filter((r) => r.supportedChains.includes(chain) && r.priceAtomic <= bound)), 'facets after a filter')
+    t.same(await store.countFacets({ category: 'no-such-category' }), { category: {}, status: {}, network: {} })
     await t.resolves(store.ping())
   })
 

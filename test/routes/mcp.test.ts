@@ -86,6 +86,16 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const trust = solana.results.map((s) => s.trustScore)
   t.same(trust, [...trust].sort((a, b) => b - a), 'most trusted first')
 
+  // Constraints in the query become filters; explicit arguments win.
+  const asked = payload<{ total: number, filters: Record<string, string>, removed: string[], results: AgentService[] }>(await call('search_services', { query: 'cheap weather on solana', limit: 50 }))
+  t.same(asked.filters, { sortBy: 'price', chain: resolveNetwork('solana')?.id })
+  t.same(asked.removed, ['cheap', 'on solana'])
+  t.ok(asked.results.every((s) => s.payment.supportedChains.some((c) => c.network.startsWith('solana:'))), 'only services paid on Solana')
+  const prices = asked.results.map((s) => Number(s.payment.price))
+  t.same(prices, [...prices].sort((a, b) => a - b), 'cheapest first')
+  const overridden = payload<{ filters: Record<string, string> }>(await call('search_services', { query: 'weather on solana', network: 'base' }))
+  t.same(overridden.filters, {}, 'the explicit network wins')
+
   const detail = payload<AgentService & { monitoring: { uptimeScore: number | null, txCount: number } }>(await call('get_service', { id: top.id }))
   t.equal(detail.id, top.id)
   t.equal(detail.monitoring.txCount, 0)

@@ -48,16 +48,21 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(async () => { await browser.close() })
 
-  async function open (path = '/', locale = 'en-US'): Promise<{ page: Page, searches: string[], problems: string[] }> {
+  /** searches: the page's requests for a typed query; browses: its listings of the catalog (no q). */
+  async function open (path = '/', locale = 'en-US'): Promise<{ page: Page, searches: string[], browses: string[], problems: string[] }> {
     const context = await browser.newContext({ locale, viewport: { width: 1200, height: 900 } })
     const page = await context.newPage()
     const searches: string[] = []
+    const browses: string[] = []
     const problems: string[] = []
-    page.on('request', (request) => { if (request.url().includes('/api/catalog/search')) searches.push(request.url()) })
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (url.pathname === '/api/catalog/search') (url.searchParams.has('q') ? searches : browses).push(request.url())
+    })
     page.on('pageerror', (err) => problems.push(err.message))
     page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
     await page.goto(address + path)
-    return { page, searches, problems }
+    return { page, searches, browses, problems }
   }
   const firstName = async (page: Page): Promise<string | null> => await page.locator('.result-link').first().textContent()
   const summary = (page: Page): ReturnType<Page['locator']> => page.locator('#summary')
@@ -74,18 +79,48 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     t.same(problems, [], 'no script error or CSP violation')
   })
 
+  await t.test('an empty query lists the catalog, verified first, with its facets; typing asks once per settled query', async (t) => {
+    const { page, searches, browses, problems } = await open()
+    await summary(page).filter({ hasText: /in the catalog, most trusted first/ }).waitFor()
+    t.match(await page.locator('#state').textContent(), /Find a paid API/, 'the examples stay above the listing')
+    const listed = (await app.inject('/api/catalog/search?limit=10')).json() as { total: number, results: Array<{ service: { name: string, status: string } }> }
+    t.match(await summary(page).textContent(), new RegExp(`^${listed.total} services`))
+    t.same(await page.locator('.result-link').allTextContents(), listed.results.map((r) => r.service.name), 'the first page of the listing')
+    t.equal(listed.results[0]?.service.status, 'verified')
+    t.match(await page.locator('.result').first().locator('.badge').textContent(), /Verified/, 'verified services first')
+    const weather = page.locator('#facet-category .facet-option').filter({ hasText: 'Weather & Climate' })
+    const count = Number(await weather.locator('.count').textContent())
+    t.ok(count > 0, `the category facet counts the catalog (weather: ${count})`)
+    t.ok(await page.locator('#facet-status .facet-option').count() > 1 && await page.locator('#facet-chain .facet-option').count() > 1, 'status and network facets too')
+    await weather.locator('label').click()
+    await summary(page).filter({ hasText: new RegExp(`^${count} services`) }).waitFor()
+    t.equal(browses.length, 2, 'one listing on load, one for the facet')
+
+    // Keystrokes with no pause between them (dispatched at once): one search, for the settled text.
+    await page.evaluate(() => {
+      const box = document.getElementById('q') as HTMLInputElement
+      for (const text of ['w', 'we', 'wea', 'weat', 'weath', 'weathe', 'weather']) {
+        box.value = text
+        box.dispatchEvent(new Event('input', { bubbles: true }))
+      }
+    })
+    await summary(page).filter({ hasText: '“weather”' }).waitFor()
+    t.same(searches.map((url) => new URL(url).searchParams.get('q')), ['weather'], 'one search per settled query')
+    t.same(problems, [])
+  })
+
   await t.test('a newer search cancels the one in flight', async (t) => {
     const { page } = await open()
     let delayed = false
     await page.route('**/api/catalog/search?*', async (route) => {
-      if (!delayed) {
+      if (!delayed && new URL(route.request().url()).searchParams.has('q')) {
         delayed = true
         await new Promise((resolve) => setTimeout(resolve, 1500))
       }
       await route.continue().catch(() => {})
     })
     const failed: Array<string | null> = []
-    page.on('requestfailed', (request) => failed.push(new URL(request.url()).searchParams.get('q')))
+    page.on('requestfailed', (request) => { const q = new URL(request.url()).searchParams.get('q'); if (q !== null) failed.push(q) })
     await page.locator('#q').fill('weather')
     await page.waitForTimeout(500)
     await page.locator('#q').fill('translation')

@@ -8,8 +8,12 @@ test('search endpoints validate their input and never fail on odd queries', asyn
   await app.searchReady()
   for (const url of ['/api/catalog/search', '/api/services/search/intent']) {
     const missing = await app.inject(url)
-    t.equal(missing.statusCode, 400, `${url} without q`)
-    t.equal(missing.json().field, 'q')
+    if (url === '/api/services/search/intent') {
+      t.equal(missing.statusCode, 400, `${url} without q`)
+      t.equal(missing.json().field, 'q')
+    } else {
+      t.equal(missing.statusCode, 200, `${url} without q lists the catalog`)
+    }
     for (const blank of ['', '%20%20', '%E3%80%80']) {
       const res = await app.inject(`${url}?q=${blank}`)
       t.equal(res.statusCode, 400, `${url} with blank q "${blank}"`)
@@ -197,4 +201,96 @@ test('OpenAPI lists the error shape once, under components, and routes refer to 
   t.equal(inline.length, 0, 'no route repeats it inline')
   const bad = await app.inject('/api/catalog/search?q=a&limit=0')
   t.match(bad.json(), { statusCode: 400, code: 'VALIDATION_ERROR', field: 'limit' }, 'errors still serialize through the reference')
+})
+
+test('constraints in the request: read, applied, reported; explicit parameters win', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'
+  const onSolana = { x402Config: { paymentAddress: 'So11111111111111111111111111111111111111112', network: 'solana' } }
+  const ids: Record<string, string> = {}
+  for (const [key, body] of Object.entries({
+    solCheap: validBody({ name: 'Quokka Translate Lite', description: 'Translation between English and Japanese', category: 'translation', pricing: { currency: 'USDC', pricePerRequest: '0.002' }, ...onSolana }),
+    solDear: validBody({ name: 'Quokka Translate Pro', description: 'Translation for documents', category: 'translation', pricing: { currency: 'USDC', pricePerRequest: '0.02' }, ...onSolana }),
+    baseCheap: validBody({ name: 'Quokka Translate Base', description: 'Translation on an EVM chain', category: 'translation', pricing: { currency: 'USDC', pricePerRequest: '0.001' } }),
+    solWeather: validBody({ name: 'Quokka Weather', description: 'Weather forecasts', category: 'weather', pricing: { currency: 'USDC', pricePerRequest: '0.001' }, ...onSolana })
+  })) {
+    const res = await register(app, body)
+    t.equal(res.statusCode, 201, key)
+    ids[key] = res.json().id
+  }
+  await app.searchReady()
+  interface Answer { tokens: string[], total: number, filters: Record<string, string>, removed: string[], results: Result[] }
+  const intent = async (q: string, more = ''): Promise<Answer> => {
+    const res = await app.inject(`/api/services/search/intent?q=${encodeURIComponent(q)}${more}`)
+    t.equal(res.statusCode, 200, q)
+    return res.json()
+  }
+
+  const both = await intent('cheap translation API on solana under $0.01')
+  t.same(both.filters, { maxPricePerRequest: '0.01', chain: SOLANA, sortBy: 'price' })
+  t.same(both.removed, ['cheap', 'on solana', 'under $0.01'])
+  t.same(both.tokens, ['translation'])
+  t.same(both.results.map((r) => r.service.id), [ids.solCheap], 'on solana and within the price')
+
+  const cheap = await intent('ソラナで一番安い翻訳')
+  t.same(cheap.filters, { chain: SOLANA, sortBy: 'price' })
+  t.same(cheap.results.map((r) => r.service.id), [ids.solCheap, ids.solDear], 'cheapest first')
+
+  const explicit = await intent('translation on solana', '&chain=base&sortBy=name')
+  t.same(explicit.filters, {}, 'the explicit chain wins: the parsed one is not applied')
+  t.same(explicit.removed, ['on solana'], 'but its words are still no search words')
+  t.same(explicit.results.map((r) => r.service.id), [ids.baseCheap])
+
+  const only = await intent('APIs on solana under 0.01ドル')
+  t.same(only.tokens, [], 'nothing but constraints')
+  t.same(only.results.map((r) => r.service.id).sort(), [ids.solCheap, ids.solWeather].sort(), 'every service they admit')
+  t.equal(only.total, 2)
+
+  const catalogPlain = (await app.inject(`/api/catalog/search?q=${encodeURIComponent('translation on solana')}`)).json()
+  t.notOk('filters' in catalogPlain, 'catalog search reads no constraints unless asked')
+  t.equal(catalogPlain.total, 3, 'all translation services (solana is no word of theirs)')
+  const catalogParsed = (await app.inject(`/api/catalog/search?q=${encodeURIComponent('translation on solana')}&parse=true`)).json()
+  t.same(catalogParsed.filters, { chain: SOLANA })
+  t.same(catalogParsed.removed, ['on solana'])
+  t.equal(catalogParsed.total, 2)
+  t.equal((await app.inject('/api/catalog/search?q=translation&parse=maybe')).json().field, 'parse', 'a bad flag is a 400 naming it')
+
+  const verified = await intent('verified translation')
+  t.same(verified.filters, { status: 'verified' })
+  t.equal(verified.total, 0, 'new registrations are unverified')
+
+  const spec = (await app.inject('/openapi.json')).json()
+  const intentSchema = spec.paths['/api/services/search/intent'].get.responses['200'].content['application/json'].schema
+  t.same(Object.keys(intentSchema.properties.filters.properties).sort(), ['chain', 'maxPricePerRequest', 'sortBy', 'status'], 'OpenAPI documents the understood filters')
+  t.ok(intentSchema.required.includes('removed') && intentSchema.required.includes('filters'))
+  const catalogParams = spec.paths['/api/catalog/search'].get.parameters as Array<{ name: string, required?: boolean }>
+  t.ok(catalogParams.some((p) => p.name === 'parse'), 'catalog search documents parse')
+  t.notOk(catalogParams.find((p) => p.name === 'q')?.required, 'q is optional for catalog search (listing)')
+})
+
+test('catalog search without q lists the catalog, most trusted (so verified) first, with facets', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const all = (await app.inject('/api/services?limit=100')).json() as Array<{ id: string, status: string, trustScore: number, supportedChains: string[], category: string }>
+  const res = await app.inject('/api/catalog/search?facets=category,network,status&limit=100')
+  t.equal(res.statusCode, 200)
+  const body = res.json() as { query: string, total: number, totalExact: boolean, results: Array<Result & { service: { status: string, trustScore: number } }>, facetDistribution: Record<string, Record<string, number>> }
+  t.equal(body.total, all.length, 'every service')
+  t.equal(body.totalExact, true)
+  const trust = body.results.map((r) => r.service.trustScore)
+  t.same(trust, [...trust].sort((a, b) => b - a), 'by trust score')
+  const statuses = body.results.map((r) => r.service.status)
+  t.ok(statuses.lastIndexOf('verified') < statuses.findIndex((s) => s !== 'verified'), 'verified services first')
+  const byStatus: Record<string, number> = {}
+  for (const s of all) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1
+  t.same(body.facetDistribution.status, byStatus, 'facet counts over the whole catalog')
+  t.same(Object.keys(body.facetDistribution).sort(), ['category', 'network', 'status'])
+
+  const weather = (await app.inject('/api/catalog/search?category=weather&facets=status')).json() as typeof body
+  t.equal(weather.total, all.filter((s) => s.category === 'weather').length, 'filters apply')
+  t.same(Object.keys(weather.facetDistribution), ['status'])
+  t.ok(weather.results.every((r) => r.service.category === 'weather'))
+  const cheapest = (await app.inject('/api/catalog/search?sortBy=price&limit=5')).json() as typeof body
+  const prices = cheapest.results.map((r) => Number(r.service.pricing.pricePerRequest))
+  t.same(prices, [...prices].sort((a, b) => a - b), 'an explicit sort wins')
 })

@@ -7,24 +7,33 @@ import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField, type MatchedToken, ty
 import { MAX_QUERY_LENGTH } from '../../search/service-search.js'
 import { ValidationError } from '../../errors.js'
 import { SORT_FIELDS } from '../../domain/catalog-query.js'
+import { SERVICE_STATUSES } from '../../domain/trust.js'
 
 export const QueryText = Type.String({ minLength: 1, maxLength: MAX_QUERY_LENGTH, description: `Search text, at most ${MAX_QUERY_LENGTH} characters` })
 
-export const SearchQuerySchema = Type.Object({
+/** The list endpoint's filters and orders, as both searches take them. */
+const FilterProperties = {
+  category: ListQueryProperties.category,
+  chain: ListQueryProperties.chain,
+  status: ListQueryProperties.status,
+  maxPricePerRequest: ListQueryProperties.maxPricePerRequest,
+  sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: relevance' })),
+  sortOrder: ListQueryProperties.sortOrder
+}
+
+/** Intent search: a sentence, whose constraints ("under $0.01", "on solana") are read; explicit filters win. */
+export const IntentSearchQuerySchema = Type.Object({
   q: QueryText,
+  ...FilterProperties,
   limit: Type.Optional(PageSizeSchema),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
 }, { additionalProperties: false })
 
 /** Catalog search: the list endpoint's filters and orders, plus facet counts for a search page. */
 export const CatalogSearchQuerySchema = Type.Object({
-  q: QueryText,
-  category: ListQueryProperties.category,
-  chain: ListQueryProperties.chain,
-  status: ListQueryProperties.status,
-  maxPricePerRequest: ListQueryProperties.maxPricePerRequest,
-  sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: relevance' })),
-  sortOrder: ListQueryProperties.sortOrder,
+  q: Type.Optional({ ...QueryText, description: `Search text, at most ${MAX_QUERY_LENGTH} characters. Without q, the catalog is listed (with the filters and facets): most trusted first, so verified services first, unless sortBy says otherwise` }),
+  ...FilterProperties,
+  parse: Type.Optional(Type.Boolean({ default: false, description: 'Read constraints from q as intent search does ("cheap", "under $0.01", "on solana", "検証済み"): they become filters and a sort, are taken out of the text, and the answer says so (filters, removed). Explicit parameters win.' })),
   facets: Type.Optional(Type.String({
     minLength: 1,
     maxLength: 64,
@@ -76,6 +85,16 @@ export function toMatchView (match: MatchedToken): Omit<MatchedToken, 'kind'> & 
 const Score = Type.Number({ minimum: 0, maximum: 1, description: 'Relevance; results are in descending score order' })
 const MatchedTokens = Type.Array(Type.String(), { description: 'Query words that matched' })
 
+/** What the text asked for (docs/search.md, "Constraints in the query"). */
+export const UnderstoodFiltersSchema = Type.Object({
+  maxPricePerRequest: Type.Optional(Type.String({ description: 'Price bound read from the text ("under $0.01", "0.01ドル以下", "1セント以下"), USDC, inclusive' })),
+  chain: Type.Optional(Type.String({ description: 'Payment network named in the text ("on solana", "Base で", "ポリゴン"), as a CAIP-2 id' })),
+  status: Type.Optional(StringEnum(SERVICE_STATUSES, { description: 'Status named in the text ("verified", "検証済み")' })),
+  sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Order asked for: price for "cheap", "cheapest", "安い", "格安", "free tier", "無料枠"' }))
+}, { additionalProperties: false, description: 'Constraints read from the text and applied; one an explicit query parameter overrode is left out' })
+
+const Removed = Type.Array(Type.String(), { description: 'Phrases taken out of the text as constraints (normalized: NFKC, lower case), in order; the rest is searched' })
+
 export const CatalogSearchResponse = Type.Object({
   query: Type.String(),
   total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters: exact when totalExact is true, otherwise the search engine\'s estimate' }),
@@ -87,12 +106,17 @@ export const CatalogSearchResponse = Type.Object({
     matches: Type.Array(MatchSchema, { description: 'How each query word matched' }),
     uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' })
   })),
-  facetDistribution: Type.Optional(FacetDistributionSchema)
+  facetDistribution: Type.Optional(FacetDistributionSchema),
+  filters: Type.Optional(UnderstoodFiltersSchema),
+  removed: Type.Optional(Removed)
 })
 
 export const IntentSearchResponse = Type.Object({
   query: Type.String(),
-  tokens: Type.Array(Type.String(), { description: 'Content words kept from the query (particles and request phrasing dropped)' }),
+  tokens: Type.Array(Type.String(), { description: 'Content words kept from the query (particles, request phrasing and constraints dropped); empty when only constraints were given, and then results list every service they admit, most trusted first' }),
+  total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters (see catalog search\'s totalExact)' }),
+  filters: UnderstoodFiltersSchema,
+  removed: Removed,
   results: Type.Array(Type.Object({
     service: ServiceSchema,
     score: Score,

@@ -20,7 +20,7 @@ import { nameSortKey } from '../../domain/sort-keys.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../../domain/payment.js'
 import { mergeFeed } from './feed.js'
@@ -32,7 +32,7 @@ import {
 import { MongoPayments } from './payments.js'
 import { serviceFilter, serviceSort } from './query.js'
 import {
-  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, ORIGIN_CLAIM_INDEXES, TRANSFER_INDEXES, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
+  API_KEY_INDEXES, CHECKPOINT_INDEXES, COLLECTIONS, EQUALITY_FILTER_KEYS, ORIGIN_CLAIM_INDEXES, TRANSFER_INDEXES, DROPPED_SERVICE_INDEXES, PAYMENT_INDEXES, PAY_TO_SCAN_INDEXES, PROBE_INDEXES,
   SERVICE_COUNTER_ID, SERVICE_MIGRATION, SERVICE_VALIDATOR, TOMBSTONE_INDEXES, VALIDATORS, serviceIndexes, serviceLayoutIsCurrent,
   transitionalServiceValidator
 } from './schema.js'
@@ -438,6 +438,17 @@ export class MongoCatalogStore implements CatalogStore {
   async countByCategory (): Promise<Map<string, number>> {
     const rows = await this.#services.aggregate<{ _id: string, n: number }>([{ $group: { _id: '$category', n: { $sum: 1 } } }]).toArray()
     return new Map(rows.map((row) => [row._id, row.n]))
+  }
+
+  async countFacets (filter: CatalogFilter): Promise<CatalogFacets> {
+    const group = (field: string): Document[] => [{ $group: { _id: field, n: { $sum: 1 } } }]
+    // One aggregation: the three counts see the same snapshot of the matching services.
+    const [facets] = await this.#services.aggregate<Record<keyof CatalogFacets, Array<{ _id: string, n: number }>>>([
+      { $match: serviceFilter(filter) },
+      { $facet: { category: group(`$${EQUALITY_FILTER_KEYS.category}`), status: group(`$${EQUALITY_FILTER_KEYS.status}`), network: [{ $unwind: `$${EQUALITY_FILTER_KEYS.chain}` }, ...group(`$${EQUALITY_FILTER_KEYS.chain}`)] } }
+    ]).toArray()
+    const counts = (rows: Array<{ _id: string, n: number }> | undefined): Record<string, number> => Object.fromEntries((rows ?? []).map((row) => [row._id, row.n]))
+    return { category: counts(facets?.category), status: counts(facets?.status), network: counts(facets?.network) }
   }
 
   /** Changes after `afterSeq`, oldest first; a deleted service is a tombstone (`service: null`). */

@@ -19,7 +19,7 @@ import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
 import { refreshedText } from '../../domain/prefill.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
-import type { ApiKeyRecord, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
 import { serviceKeysOf, type ServiceKeyValues } from '../../lib/service-columns.js'
@@ -492,6 +492,19 @@ export class SqliteCatalogStore implements CatalogStore {
   async countByCategory (): Promise<Map<string, number>> {
     const rows = this.#statement('SELECT category, COUNT(*) AS n FROM services GROUP BY category').all() as Array<{ category: string, n: number }>
     return new Map(rows.map((row) => [row.category, row.n]))
+  }
+
+  async countFacets (filter: CatalogFilter): Promise<CatalogFacets> {
+    const { where, params } = this.#where(filter)
+    const matching = `SELECT id, category, status FROM services${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}`
+    const count = (sql: string): Record<string, number> =>
+      Object.fromEntries((this.#rawStatement(sql).all(params) as Array<[string, number]>).map(([value, n]) => [value, n]))
+    // One read transaction: the three counts see the same catalog.
+    return this.#db.transaction(() => ({
+      category: count(`SELECT category, COUNT(*) FROM (${matching}) GROUP BY category`),
+      status: count(`SELECT status, COUNT(*) FROM (${matching}) GROUP BY status`),
+      network: count(`SELECT c.chain, COUNT(*) FROM (${matching}) m JOIN service_chains c ON c.service_id = m.id GROUP BY c.chain`)
+    }))()
   }
 
   async changesSince (afterSeq: number, limit: number): Promise<ServiceChange[]> {
