@@ -26,7 +26,7 @@ export function noPaymentFacilitator (network: Network): FacilitatorClient {
   }
 }
 
-const USAGE = 'usage: npm run demo:x402 -- --pay-to <address> [--price 0.001] [--network base] [--method GET] [--path /paid] [--port 4021]'
+const USAGE = 'usage: npm run demo:x402 -- --pay-to <address> [--price 0.001] [--network base] [--method GET] [--path /paid] [--port 4021] [--description text] [--service-name Name] [--tags a,b]'
 
 async function main (argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -38,6 +38,10 @@ async function main (argv: string[]): Promise<number> {
       method: { type: 'string', default: 'GET' },
       path: { type: 'string', default: '/paid' },
       port: { type: 'string', default: '4021' },
+      // What the 402 answer says about the route: registration from the endpoint fills the listing from it.
+      description: { type: 'string', default: 'demo paid route' },
+      'service-name': { type: 'string' },
+      tags: { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }
   })
@@ -50,7 +54,14 @@ async function main (argv: string[]): Promise<number> {
   const id = network.id as Network
   const resourceServer = new x402ResourceServer(noPaymentFacilitator(id)).register(id, network.family === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme())
   const app = express()
-  app.use(paymentMiddleware({ [`${method} ${values.path}`]: { accepts: { scheme: 'exact', price: `$${values.price}`, network: id, payTo: values['pay-to'] }, description: 'demo paid route' } }, resourceServer))
+  app.use(paymentMiddleware({
+    [`${method} ${values.path}`]: {
+      accepts: { scheme: 'exact', price: `$${values.price}`, network: id, payTo: values['pay-to'] },
+      description: values.description,
+      ...(values['service-name'] === undefined ? {} : { serviceName: values['service-name'] }),
+      ...(values.tags === undefined ? {} : { tags: values.tags.split(',').map((tag) => tag.trim()).filter((tag) => tag !== '') })
+    }
+  }, resourceServer))
   app[method.toLowerCase() as 'get'](values.path, (_req, res) => { res.json({ paid: true }) })
   createServer(app).listen(Number(values.port), '127.0.0.1', () => {
     console.log(`x402 demo server: ${method} http://127.0.0.1:${values.port}${values.path} asks ${values.price} USDC on ${id}, paid to ${values['pay-to']}`)

@@ -16,6 +16,8 @@ import proberPlugin from './plugins/prober.js'
 import chainWatcherPlugin from './plugins/chain-watcher.js'
 import { chainNetworks } from './chain/config.js'
 import { registerNetworks } from './domain/networks.js'
+import categoryInferencePlugin from './plugins/category-inference.js'
+import originsRoutes from './routes/origins.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
@@ -118,6 +120,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(authPlugin, { apiKeys: config.apiKeys, ...(enabled ? { failureLimit: { max: authFailures, windowMs } } : {}) })
   await app.register(chainNetworksPlugin, { networks: options.chainNetworks ?? config.chains.map((chain) => chain.network) })
   await app.register(searchPlugin, { config })
+  await app.register(categoryInferencePlugin)
   await app.register(proberPlugin, { config })
   await app.register(chainWatcherPlugin, { config })
   await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
@@ -127,6 +130,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(categoriesRoutes)
   await app.register(servicesRoutes)
   await app.register(claimsRoutes)
+  await app.register(originsRoutes)
   await app.register(searchRoutes)
   await app.register(exportRoutes)
   await app.register(discoveryRoutes)

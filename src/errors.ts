@@ -161,3 +161,21 @@ export class ClaimNotProvenError extends CatalogError {
     super(`origin: ${message}`, 'CLAIM_NOT_PROVEN', 422)
   }
 }
+
+/** Registration from the endpoint: the endpoint gave no valid x402 402 answer to fill the listing from. */
+export class EndpointNotPayableError extends CatalogError {
+  readonly field = 'endpoint'
+
+  constructor (reason: string) {
+    super(`endpoint: no valid x402 402 answer to register from: ${reason}`, 'ENDPOINT_NOT_PAYABLE', 422)
+  }
+}
+
+/** Origin import: the origin's /.well-known/x402 cannot be read as an x402 resource list; nothing was changed. */
+export class OriginDocumentError extends CatalogError {
+  readonly field = 'origin'
+
+  constructor (reason: string) {
+    super(`origin: ${reason}; nothing was changed`, 'INVALID_ORIGIN_DOCUMENT', 422)
+  }
+}

@@ -12,6 +12,7 @@
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
 import type { ServiceRecord } from './service.js'
 import type { ServiceUsage } from './payment.js'
+import type { PrefillInfo } from './listing-text.js'
 import { computeTrustScore, type ServiceStatus } from './trust.js'
 
 export const FAILURES_FOR_INACTIVE = 3
@@ -56,7 +57,7 @@ export function uptimeOf (history: readonly ProbeSummary[], now: number): number
  * probes, newest first, `latest` included.
  */
 export function applyProbe (
-  service: Pick<ServiceRecord, 'status' | 'usage' | 'paymentRequirements'>,
+  service: Pick<ServiceRecord, 'status' | 'usage' | 'paymentRequirements'> & { prefill?: PrefillInfo | null },
   latest: ProbeOutcome,
   history: readonly ProbeSummary[],
   policy: LifecyclePolicy
@@ -76,6 +77,8 @@ export function applyProbe (
       status = 'inactive'
     }
   }
+  // A listing its origin's /.well-known/x402 no longer lists stays inactive until a re-import lists it again.
+  if (service.prefill?.removed !== undefined) status = 'inactive'
   const uptimeScore = uptimeOf(history, Date.parse(latest.checkedAt))
   return {
     status,

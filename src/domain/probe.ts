@@ -5,6 +5,7 @@
  */
 import type { DiscoveryOutcome } from './call-schema.js'
 import type { HttpMethod } from './http-method.js'
+import type { AnswerText } from './listing-text.js'
 
 /** One `accepts` entry, v2 shape; v1 answers are converted (maxAmountRequired → amount, network → CAIP-2). */
 export interface PaymentRequirement {
@@ -59,6 +60,8 @@ export interface ProbeOutcome {
   extensions?: Record<string, unknown>
   /** The endpoint's discovery declaration (call schema), read from a valid 402 answer; absent otherwise. Kept on the service, not with probes. */
   discovery?: DiscoveryOutcome
+  /** What the answer says about its resource (description, Bazaar serviceName and tags); refreshes prefilled text; not stored with probes. */
+  text?: AnswerText
 }
 
 /** Probes one target now, without paying and without storing anything. */

@@ -13,6 +13,7 @@ import type { ServiceUsage } from './payment.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
 import { canonicalEndpoint, MAX_ENDPOINT_LENGTH } from './endpoint-url.js'
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, TagsSchema, type PrefillInfo } from './listing-text.js'
 
 export { MAX_ENDPOINT_LENGTH }
 /**
@@ -22,24 +23,54 @@ export { MAX_ENDPOINT_LENGTH }
 export const MAX_ENDPOINT_INPUT_LENGTH = 4 * MAX_ENDPOINT_LENGTH
 export const MAX_EXTRA_CHAINS = 16
 
+const NameSchema = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'Counted in characters, not bytes' })
+const DescriptionSchema = Type.String({ minLength: 1, maxLength: MAX_DESCRIPTION_LENGTH })
+const EndpointSchema = Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_INPUT_LENGTH, description: `Absolute http(s) URL of the paid endpoint; at most ${MAX_ENDPOINT_LENGTH} characters in canonical form` })
+const CategorySchema = Type.String({ minLength: 1, maxLength: 64, description: 'An id from GET /api/categories' })
+const NetworkSchema = Type.String({ minLength: 1, maxLength: 64, description: 'x402 v1 name (base, solana, …) or CAIP-2 id (eip155:8453, …)' })
+const PricingSchema = Type.Object({
+  currency: Type.String({ minLength: 1, maxLength: 16, description: `One of: ${Object.keys(CURRENCIES).join(', ')}` }),
+  pricePerRequest: Type.String({ minLength: 1, maxLength: 32, description: 'Decimal string, > 0, at most the currency\'s decimals (USDC: 6)', examples: ['0.001'] }),
+  freeQuota: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }))
+}, { additionalProperties: false })
+const X402ConfigSchema = Type.Object({
+  paymentAddress: Type.String({ minLength: 1, maxLength: 128 }),
+  network: NetworkSchema
+}, { additionalProperties: false })
+const SupportedChainsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_EXTRA_CHAINS, description: 'Extra networks the service also accepts' })
+
+/** A complete registration: every field given (the seed, `catalog import`, and a full POST /api/services). */
 export const RegistrationBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255, description: 'Counted in characters, not bytes' }),
-  description: Type.String({ minLength: 1, maxLength: 2000 }),
-  endpoint: Type.String({ minLength: 1, maxLength: MAX_ENDPOINT_INPUT_LENGTH, description: `Absolute http(s) URL of the paid endpoint; at most ${MAX_ENDPOINT_LENGTH} characters in canonical form` }),
+  name: NameSchema,
+  description: DescriptionSchema,
+  endpoint: EndpointSchema,
   method: Type.Optional(HttpMethodEnum),
-  category: Type.String({ minLength: 1, maxLength: 64, description: 'An id from GET /api/categories' }),
-  pricing: Type.Object({
-    currency: Type.String({ minLength: 1, maxLength: 16, description: `One of: ${Object.keys(CURRENCIES).join(', ')}` }),
-    pricePerRequest: Type.String({ minLength: 1, maxLength: 32, description: 'Decimal string, > 0, at most the currency\'s decimals (USDC: 6)', examples: ['0.001'] }),
-    freeQuota: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }))
-  }, { additionalProperties: false }),
-  x402Config: Type.Object({
-    paymentAddress: Type.String({ minLength: 1, maxLength: 128 }),
-    network: Type.String({ minLength: 1, maxLength: 64, description: 'x402 v1 name (base, solana, …) or CAIP-2 id (eip155:8453, …)' })
-  }, { additionalProperties: false }),
-  supportedChains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_EXTRA_CHAINS, description: 'Extra networks the service also accepts' }))
+  category: CategorySchema,
+  pricing: PricingSchema,
+  x402Config: X402ConfigSchema,
+  supportedChains: Type.Optional(SupportedChainsSchema),
+  tags: Type.Optional(TagsSchema)
 }, { additionalProperties: false })
 export type RegistrationBody = Static<typeof RegistrationBodySchema>
+
+/**
+ * POST /api/services: a complete registration, or the endpoint alone with whatever the
+ * registrant wants to say itself; the rest is prefilled from the endpoint's 402 answer
+ * (src/domain/prefill.ts) and the category inferred from the text.
+ */
+export const RegistrationRequestSchema = Type.Object({
+  endpoint: EndpointSchema,
+  method: Type.Optional(HttpMethodEnum),
+  name: Type.Optional(NameSchema),
+  description: Type.Optional(DescriptionSchema),
+  category: Type.Optional(CategorySchema),
+  network: Type.Optional({ ...NetworkSchema, description: 'The network to list, when the 402 answer offers several (the same as x402Config.network)' }),
+  tags: Type.Optional(TagsSchema),
+  pricing: Type.Optional(PricingSchema),
+  x402Config: Type.Optional(X402ConfigSchema),
+  supportedChains: Type.Optional(SupportedChainsSchema)
+}, { additionalProperties: false, description: 'Send `endpoint` alone (and any field you want to set yourself): the catalog fills the rest from the endpoint\'s 402 answer. Explicit values win.' })
+export type RegistrationRequest = Static<typeof RegistrationRequestSchema>
 
 /** Signals the seed may set; a registration always starts from the defaults. */
 export interface MonitoringState {
@@ -100,6 +131,19 @@ function checkAllWellFormed (value: unknown, path: string): void {
   }
 }
 
+/** Tags as stored: each checked like a name, duplicates (ignoring case) dropped. */
+export function checkTags (field: string, tags: readonly string[]): string[] {
+  const seen = new Set<string>()
+  const kept: string[] = []
+  for (const [index, tag] of tags.entries()) {
+    const value = checkText(`${field}.${index}`, tag, false)
+    if (seen.has(value.toLowerCase())) continue
+    seen.add(value.toLowerCase())
+    kept.push(value)
+  }
+  return kept
+}
+
 /** Canonical endpoint URL (see src/domain/endpoint-url.ts), or a ValidationError naming `endpoint`. */
 export function normalizeEndpoint (value: string): string {
   return canonicalEndpoint(value)
@@ -128,6 +172,7 @@ export function buildServiceRecord (
   const description = checkText('description', body.description, true)
   const endpoint = normalizeEndpoint(body.endpoint)
   requireCategory('category', body.category)
+  const tags = checkTags('tags', body.tags ?? [])
 
   const currency = findCurrency(body.pricing.currency)
   if (currency === undefined) throw new ValidationError('pricing.currency', `must be one of: ${Object.keys(CURRENCIES).join(', ')}`)
@@ -170,25 +215,27 @@ export function buildServiceRecord (
     ownerId: identity.ownerId,
     // Set by the registration route when the key proved control of the origin.
     claimed: false,
+    tags,
+    prefill: null,
     createdAt,
     updatedAt: identity.now
   }
 }
 
-const RegistrationProperties = RegistrationBodySchema.properties
-
 /**
  * PATCH /api/services/:id: what an owner may change. The name and the endpoint stay (a new
  * endpoint is a new registration: delete and register, so ownership is decided again).
  * `pricing` and `x402Config` merge field by field; `supportedChains` replaces the extra chains.
+ * A field changed here is the owner's from then on: probes no longer refresh it.
  */
 export const ServicePatchSchema = Type.Object({
-  description: Type.Optional(RegistrationProperties.description),
-  method: Type.Optional(RegistrationProperties.method),
-  category: Type.Optional(RegistrationProperties.category),
-  pricing: Type.Optional(Type.Partial(RegistrationProperties.pricing, { additionalProperties: false, minProperties: 1 })),
-  x402Config: Type.Optional(Type.Partial(RegistrationProperties.x402Config, { additionalProperties: false, minProperties: 1 })),
-  supportedChains: RegistrationProperties.supportedChains
+  description: Type.Optional(DescriptionSchema),
+  method: Type.Optional(HttpMethodEnum),
+  category: Type.Optional(CategorySchema),
+  tags: Type.Optional(TagsSchema),
+  pricing: Type.Optional(Type.Partial(PricingSchema, { additionalProperties: false, minProperties: 1 })),
+  x402Config: Type.Optional(Type.Partial(X402ConfigSchema, { additionalProperties: false, minProperties: 1 })),
+  supportedChains: Type.Optional(SupportedChainsSchema)
 }, { additionalProperties: false, minProperties: 1 })
 export type ServicePatch = Static<typeof ServicePatchSchema>
 
@@ -202,7 +249,8 @@ export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
     category: record.category,
     pricing: { currency: record.currency, pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6), freeQuota: record.freeQuota },
     x402Config: { paymentAddress: record.paymentAddress, network: record.network },
-    supportedChains: record.supportedChains.slice(1)
+    supportedChains: record.supportedChains.slice(1),
+    tags: record.tags
   }
 }
 
@@ -219,6 +267,7 @@ export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, n
     description: patch.description ?? current.description,
     method: patch.method ?? current.method,
     category: patch.category ?? current.category,
+    tags: patch.tags ?? current.tags,
     pricing: { ...current.pricing, ...patch.pricing },
     x402Config: { ...current.x402Config, ...patch.x402Config },
     supportedChains: patch.supportedChains ?? current.supportedChains
@@ -233,7 +282,21 @@ export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, n
   const reprobe = next.method !== record.method || next.network !== record.network || next.priceAtomic !== record.priceAtomic ||
     next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
   next.claimed = record.claimed
+  next.prefill = withoutPatched(record.prefill, patch)
   if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }
   const status = record.status === 'verified' ? 'unverified' : record.status
   return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status, usage: record.usage }), paymentRequirements: null }, reprobe }
+}
+
+/** The prefilled fields a patch sets are the owner's from then on. */
+function withoutPatched (prefill: PrefillInfo | null, patch: ServicePatch): PrefillInfo | null {
+  if (prefill === null) return null
+  const set = new Set<string>()
+  if (patch.description !== undefined) set.add('description')
+  if (patch.category !== undefined) set.add('category')
+  if (patch.tags !== undefined) set.add('tags')
+  if (patch.pricing?.pricePerRequest !== undefined) set.add('price')
+  if (patch.x402Config?.paymentAddress !== undefined) set.add('paymentAddress')
+  if (patch.x402Config?.network !== undefined) set.add('network')
+  return { ...prefill, fields: prefill.fields.filter((field) => !set.has(field)) }
 }

@@ -13,6 +13,7 @@ import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
 import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
+import type { PrefillInfo } from './listing-text.js'
 
 export const ServiceStatusEnum = StringEnum(SERVICE_STATUSES)
 
@@ -38,6 +39,7 @@ export const ServiceSchema = Type.Object({
   trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
   status: ServiceStatusEnum,
   supportedChains: Type.Array(Type.String(), { description: 'CAIP-2 ids; the first is x402Config.network' }),
+  tags: Type.Array(Type.String(), { description: 'Keywords (at most 5): given, or the endpoint\'s Bazaar tags (resource.tags of its 402 answer)' }),
   claimed: Type.Boolean({ description: 'true when the owner proved control of the endpoint\'s origin (POST /api/claims); false: name and description are the registrant\'s, not confirmed by the provider' }),
   createdAt: IsoDate,
   updatedAt: IsoDate
@@ -112,6 +114,10 @@ export interface ServiceRecord {
   callSchema?: CallSchema
   /** The endpoint's `extensions.bazaar` exactly as declared (v1: as the Bazaar synthesizes it), echoed by export and discovery; absent with callSchema. */
   bazaarExtension?: Record<string, unknown>
+  /** Keywords, given or prefilled from the 402 answer's Bazaar tags. */
+  tags: string[]
+  /** Which fields were prefilled from the endpoint (a later probe refreshes the text ones); null when all were given. */
+  prefill: PrefillInfo | null
   createdAt: string
   updatedAt: string
 }
@@ -137,6 +143,7 @@ export function toService (record: ServiceRecord): Service {
     trustScore: record.trustScore,
     status: record.status,
     supportedChains: record.supportedChains,
+    tags: record.tags,
     claimed: record.claimed,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt

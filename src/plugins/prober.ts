@@ -7,7 +7,8 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
-import { HttpEndpointProber } from '../prober/endpoint-prober.js'
+import { HttpEndpointProber, type EndpointAnswer } from '../prober/endpoint-prober.js'
+import type { ServiceRecord } from '../domain/service.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
 
@@ -16,6 +17,10 @@ declare module 'fastify' {
     prober: {
       /** Probes a target now; stores nothing (used for ownership decisions). */
       probe: (target: ProbeTarget) => Promise<ProbeOutcome>
+      /** Reads an endpoint's 402 answer (guard, cap, budget, parser of every probe) without judging it. */
+      read: (endpoint: string, method: string) => Promise<EndpointAnswer>
+      /** Records a probe made by `read` + judgeAnswer, applying the lifecycle; the service as stored, null when it is gone. */
+      record: (id: string, outcome: ProbeOutcome) => Promise<ServiceRecord | null>
       /** Probes a stored service now, records the probe and applies the lifecycle; null when no service has that id. */
       probeService: (id: string) => Promise<ProbeOutcome | null>
       /** GETs a small JSON document through the probe client (guard, cap, budget; body at most `maxBytes`). */
@@ -39,6 +44,8 @@ export default fp(async function proberPlugin (app: FastifyInstance, opts: { con
 
   app.decorate('prober', {
     probe: async (target: ProbeTarget) => await endpointProber.probe(target),
+    read: async (endpoint: string, method: string) => await endpointProber.read(endpoint, method),
+    record: async (id: string, outcome: ProbeOutcome) => await monitor.record(id, outcome),
     probeService: async (id: string) => await monitor.probeService(id),
     fetchJson: async (url: string, maxBytes: number) => await endpointProber.fetchJson(url, maxBytes),
     enqueue: (id: string) => {

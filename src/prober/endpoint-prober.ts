@@ -5,9 +5,35 @@ import { PROJECT_ROOT } from '../paths.js'
 import { matchRequirements } from '../domain/probe-match.js'
 import type { EndpointProber, ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import { ProbeHttpClient, type HttpClientOptions } from './http-client.js'
-import { keptAccepts, parsePaymentAnswer } from './payment-answer.js'
+import { keptAccepts, parsePaymentAnswer, type PaymentAnswer } from './payment-answer.js'
 import { readDiscovery } from './discovery-info.js'
 import { discoveryNote } from '../domain/call-schema.js'
+
+/** An endpoint's answer as read: a valid x402 402 (parsed), or the failed probe saying why not. */
+export type EndpointAnswer =
+  | { ok: true, checkedAt: string, latencyMs: number, payment: Extract<PaymentAnswer, { ok: true }> }
+  | { ok: false, outcome: ProbeOutcome }
+
+/** The probe of `target` an answer makes: whether it matches the registration, what is kept of it, its call schema. */
+export function judgeAnswer (read: Extract<EndpointAnswer, { ok: true }>, target: ProbeTarget): ProbeOutcome {
+  const { payment } = read
+  const match = matchRequirements(target, payment.accepts)
+  const discovery = readDiscovery(payment.declaring, target.method)
+  return {
+    checkedAt: read.checkedAt,
+    httpStatus: 402,
+    x402Version: payment.x402Version,
+    latencyMs: read.latencyMs,
+    answered402: true,
+    matched: match.matched,
+    reason: match.reason + discoveryNote(discovery),
+    accepts: keptAccepts(payment.accepts, match.matched ? match.requirement : null),
+    resource: payment.resource,
+    ...(payment.extensions === undefined ? {} : { extensions: payment.extensions }),
+    ...(payment.text === undefined ? {} : { text: payment.text }),
+    discovery
+  }
+}
 
 export type HttpProberOptions = Omit<HttpClientOptions, 'userAgent'> & { userAgent?: string }
 
@@ -24,30 +50,25 @@ export class HttpEndpointProber implements EndpointProber {
   }
 
   async probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome> {
+    const read = await this.read(target.endpoint, target.method, signal)
+    return read.ok ? judgeAnswer(read, target) : read.outcome
+  }
+
+  /**
+   * Requests an endpoint like a paying client and parses its 402 answer, judging nothing
+   * (registration from the endpoint reads the terms before it has any to compare).
+   */
+  async read (endpoint: string, method: string, signal?: AbortSignal): Promise<EndpointAnswer> {
     const checkedAt = new Date().toISOString()
-    const answer = await this.#client.request(target.endpoint, target.method, signal)
-    const failed = (httpStatus: number | null, latencyMs: number | null, reason: string): ProbeOutcome =>
-      ({ checkedAt, httpStatus, x402Version: null, latencyMs, answered402: false, matched: false, reason, accepts: null })
+    const answer = await this.#client.request(endpoint, method, signal)
+    const failed = (httpStatus: number | null, latencyMs: number | null, reason: string): EndpointAnswer =>
+      ({ ok: false, outcome: { checkedAt, httpStatus, x402Version: null, latencyMs, answered402: false, matched: false, reason, accepts: null } })
     if (!answer.ok) return failed(null, answer.latencyMs, answer.reason)
     if (answer.status !== 402) return failed(answer.status, answer.latencyMs, `answered ${answer.status}, not 402`)
     const header = answer.headers['payment-required']
     const payment = parsePaymentAnswer(Array.isArray(header) ? header[0] : header, answer.body)
     if (!payment.ok) return failed(402, answer.latencyMs, payment.reason)
-    const match = matchRequirements(target, payment.accepts)
-    const discovery = readDiscovery(payment.declaring, target.method)
-    return {
-      checkedAt,
-      httpStatus: 402,
-      x402Version: payment.x402Version,
-      latencyMs: answer.latencyMs,
-      answered402: true,
-      matched: match.matched,
-      reason: match.reason + discoveryNote(discovery),
-      accepts: keptAccepts(payment.accepts, match.matched ? match.requirement : null),
-      resource: payment.resource,
-      ...(payment.extensions === undefined ? {} : { extensions: payment.extensions }),
-      discovery
-    }
+    return { ok: true, checkedAt, latencyMs: answer.latencyMs, payment }
   }
 
   /**

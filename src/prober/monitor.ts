@@ -5,6 +5,7 @@
 import { failurePeriodFor } from '../domain/lifecycle.js'
 import { probeTargetOf, type EndpointProber, type ProbeOutcome, type ProbeTarget } from '../domain/probe.js'
 import type { CatalogStore } from '../store/catalog-store.js'
+import type { ServiceRecord } from '../domain/service.js'
 
 /** Share of the interval a scheduled probe moves by at random, so services registered together spread out. */
 export const JITTER = 0.1
@@ -23,10 +24,15 @@ export class ServiceMonitor {
     const outcome = await this.prober.probe(target, signal)
     // A probe cut short by shutdown says nothing about the endpoint.
     if (signal?.aborted === true) return null
+    const stored = await this.record(id, outcome)
+    return stored === null ? null : outcome
+  }
+
+  /** Records a probe made elsewhere (registration from the endpoint) with the lifecycle's rules; the service as stored, or null when it is gone. */
+  async record (id: string, outcome: ProbeOutcome): Promise<ServiceRecord | null> {
     const policy = { failurePeriodMs: failurePeriodFor(this.intervalMs) }
     const next = nextProbeTime(Date.parse(outcome.checkedAt), this.intervalMs)
-    const stored = await this.store.recordProbe(id, outcome, policy, next)
-    return stored === null ? null : outcome
+    return await this.store.recordProbe(id, outcome, policy, next)
   }
 
   /** Probes a stored service now; null when no service has that id. */

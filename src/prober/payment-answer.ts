@@ -8,6 +8,8 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { parsePaymentRequired } from '@x402/core/schemas'
 import { resolveNetwork } from '../domain/networks.js'
 import type { PaymentRequirement } from '../domain/probe.js'
+import type { AnswerText } from '../domain/listing-text.js'
+import { answerTextOf } from './answer-text.js'
 import type { DeclaringAnswer } from './discovery-info.js'
 
 export type PaymentAnswer =
@@ -17,6 +19,8 @@ export type PaymentAnswer =
     accepts: PaymentRequirement[]
     resource: string | null
     extensions?: Record<string, unknown>
+    /** What the answer says about its resource (description, Bazaar serviceName and tags). */
+    text?: AnswerText
     /** The validated answer as sent, for readDiscovery (src/prober/discovery-info.ts). */
     declaring: DeclaringAnswer
   }
@@ -74,6 +78,8 @@ function validate (value: unknown, source: string): PaymentAnswer {
   const declared = answer.resource?.url ?? answer.accepts[0]?.resource
   const result: PaymentAnswer & { ok: true } = { ok: true, x402Version: answer.x402Version, accepts: usable.map(normaliseRequirement), resource: typeof declared === 'string' ? declared : null, declaring: answer }
   if (typeof answer.extensions === 'object' && answer.extensions !== null && !Array.isArray(answer.extensions)) result.extensions = answer.extensions as Record<string, unknown>
+  const text = answerTextOf(answer as Parameters<typeof answerTextOf>[0])
+  if (Object.keys(text).length > 0) result.text = text
   return result
 }
 

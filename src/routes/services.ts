@@ -2,20 +2,19 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
-import { decideOwnership, sameRequest } from '../domain/ownership.js'
-import { listingResource } from '../domain/endpoint-url.js'
-import { originOf } from '../domain/claims.js'
+import { SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { payToKey } from '../domain/pay-to.js'
-import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
-import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
+import { applyServicePatch, RegistrationRequestSchema, ServicePatchSchema } from '../domain/registration.js'
+import { PrefilledFieldEnum } from '../domain/listing-text.js'
+import { StringEnum } from '../domain/string-enum.js'
+import { pairOf, prepareListing, refreshUsage as refreshListingUsage, storeListing } from '../registration/register-listing.js'
 import { ServiceDetailSchema, ServiceSchema, ServiceStatusSchema, toService, toServiceDetail, toServiceStatus, type ServiceRecord } from '../domain/service.js'
 import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
-import { attributedPayments, currentUsage, refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
-import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, OriginClaimedError, ServiceDisplacedError } from '../errors.js'
+import { attributedPayments, currentUsage, type PayToPair } from '../usage/service-usage.js'
+import { ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 // No pattern: an id of any shape that no service has is a 404, not a 400.
@@ -23,7 +22,11 @@ const IdParams = Type.Object({ id: Type.String({ description: `Service id (${SER
 
 const PageQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: ListQueryProperties.offset }, { additionalProperties: false })
 
-const pairOf = (record: ServiceRecord): PayToPair => ({ network: record.network, payTo: record.paymentAddress })
+/** The 201 answer: the service, and which of its fields the catalog filled in. */
+const RegisteredServiceSchema = Type.Composite([ServiceSchema, Type.Object({
+  categorySource: StringEnum(['given', 'inferred'], { description: 'inferred: no category was sent, and the catalog chose one from the name, description and tags' }),
+  prefilled: Type.Array(PrefilledFieldEnum, { description: 'Fields taken from the endpoint\'s 402 answer (and category when inferred); probes keep name, description and tags among them current' })
+})], { additionalProperties: false })
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -64,43 +67,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     request.ownedService = record
   }
 
-  /**
-   * Stores a registration whose identity (resource, method) another listing holds, when the
-   * live answers say it owns it; answers the displaced holder. `outcome` is the answer to the
-   * registration's own request; the holder is judged by the answer to its own.
-   */
-  async function takeOver (record: ServiceRecord, outcome: ProbeOutcome): Promise<ServiceRecord | null> {
-    const holder = await app.store.findServiceByResource(record.resource, record.method)
-    // The holder went away between the insert and this read: try again as a plain registration.
-    if (holder === null) {
-      await app.store.insertService(record)
-      return null
-    }
-    const holderOutcome = sameRequest(record, holder) ? outcome : await app.prober.probe(probeTargetOf(holder))
-    const decision = decideOwnership(record, holder, outcome, holderOutcome)
-    if (decision.kind === 'refuse') throw new EndpointTakenError(decision.reason)
-    const displaced = await app.store.displaceService(holder, record, {
-      id: holder.id, displacedBy: record.id, endpoint: holder.endpoint, ownerId: holder.ownerId, reason: decision.reason, at: record.createdAt
-    })
-    if (!displaced) throw new EndpointTakenError(`${holder.endpoint} is listed by ${holder.id}, which changed while ownership was being decided; try again`)
-    app.log.info({ serviceId: record.id, displaced: holder.id }, 'endpoint taken over')
-    return holder
-  }
-
-  /**
-   * Who lists a payTo, and at what price, decides whose its payments are: after a write that
-   * may change that, the sharers' stored figures (and trust scores) follow. The write stands
-   * whatever happens here; the chain watcher's next refresh mends a failure.
-   */
-  async function refreshUsage (request: FastifyRequest, record: ServiceRecord, pairs: PayToPair[]): Promise<ServiceRecord> {
-    try {
-      const stored = await refreshUsageOfPairs(app.store, pairs, new Date())
-      return stored.find((s) => s.id === record.id) ?? record
-    } catch (err) {
-      request.log.error({ err }, 'could not refresh usage figures after a write')
-      return record
-    }
-  }
+  const refreshUsage = async (request: FastifyRequest, record: ServiceRecord, pairs: PayToPair[]): Promise<ServiceRecord> =>
+    await refreshListingUsage(app, request.log, record, pairs)
 
   app.get('/api/services', {
     // With ?query= the answer also follows the search index; without, only the catalog.
@@ -205,33 +173,15 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['services'],
       summary: 'Register a paid endpoint (Bearer API key)',
       security: [{ bearerAuth: [] }],
-      body: RegistrationBodySchema,
-      description: 'The endpoint is probed once: its 402 answer\'s declared resource URL (path and query, on the endpoint\'s origin) with the method is the listing\'s identity. An identity another listing holds is decided by the live answers: a registration matching (payTo, price, network) takes it over from one that does not; otherwise 409.',
-      response: { 201: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema }
+      body: RegistrationRequestSchema,
+      description: 'Send the endpoint alone (optionally method, network, name, description, category, tags): the catalog reads its 402 answer and fills in the rest (network, payTo, price, description, Bazaar serviceName and tags), records that answer as the first probe and answers the listing already verified; an endpoint without a valid x402 402 answer is a 422 and nothing is stored. A complete body is stored as given and probed once. Explicit values always win. Without a category, one is inferred from the text (categorySource). The 402 answer\'s declared resource URL (path and query, on the endpoint\'s origin) with the method is the listing\'s identity. An identity another listing holds is decided by the live answers: a registration matching (payTo, price, network) takes it over from one that does not; otherwise 409.',
+      response: { 201: RegisteredServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema, 422: ErrorSchema }
     }
   }, async (request, reply) => {
-    const built = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
-    // An origin whose owner proved control of it is listed by that owner's key only.
-    const origin = originOf(built.endpoint)
-    const proven = await app.store.provenClaim(origin)
-    if (proven !== null && proven.ownerId !== request.ownerId) throw new OriginClaimedError(`${origin} is claimed by its owner, who proved control of it on ${proven.provenAt as string}; only that key lists its endpoints`)
-    built.claimed = proven !== null
-    // The listing's identity is the resource its 402 answer declares (so `/paid/` answering as
-    // `/paid` is `/paid`); one probe, not recorded, that also decides a takeover.
-    const outcome = await app.prober.probe(probeTargetOf(built))
-    const record: ServiceRecord = { ...built, resource: listingResource(built.endpoint, outcome.resource) }
-    let displaced: ServiceRecord | null = null
-    try {
-      await app.store.insertService(record)
-    } catch (err) {
-      if (!(err instanceof DuplicateEndpointError)) throw err
-      displaced = await takeOver(record, outcome)
-    }
-    const stored = await refreshUsage(request, record, displaced === null ? [pairOf(record)] : [pairOf(record), pairOf(displaced)])
-    app.searchIndex.indexer.notify()
-    app.prober.enqueue(record.id)
-    void reply.code(201).header('location', `/api/services/${record.id}`)
-    return toService(stored)
+    const prepared = await prepareListing(app, request.ownerId, request.body)
+    const stored = await storeListing(app, request.log, prepared)
+    void reply.code(201).header('location', `/api/services/${stored.id}`)
+    return { ...toService(stored), categorySource: prepared.categorySource, prefilled: stored.prefill?.fields ?? [] }
   })
 
   const ownerOnly = {

@@ -151,6 +151,11 @@ export interface CatalogStore {
   getService (id: string): Promise<ServiceRecord | null>
   /** The service whose identity is this (canonical) resource and method, if any. */
   findServiceByResource (resource: string, method: HttpMethod): Promise<ServiceRecord | null>
+  /**
+   * The listings of an origin (canonical endpoint starting with `origin/`), in id order, at most
+   * `limit` (origin import: what a re-import may update or retire). Served by an index on the endpoint.
+   */
+  servicesOnOrigin (origin: string, limit: number): Promise<ServiceRecord[]>
   /** The services with these ids that exist, in the order of `ids` (search hits keep their rank); unknown ids are skipped. */
   getServices (ids: readonly string[]): Promise<ServiceRecord[]>
   /**

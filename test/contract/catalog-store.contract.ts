@@ -528,6 +528,40 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.match(await store.getClaim(origin, 'key_provider'), { provenAt: null })
   })
 
+  t.test('tags and prefilled fields are kept; a probe with a valid 402 refreshes the prefilled text only, as a change', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    const prefilled: ServiceRecord = { ...a, ownerId: 'key_owner', tags: ['old'], prefill: { fields: ['name', 'tags', 'price'], importedFrom: 'https://x.example/.well-known/x402' } }
+    const retired: ServiceRecord = { ...b, status: 'inactive', prefill: { fields: ['description'], removed: { reason: 'removed from /.well-known/x402', at: NOW } } }
+    await store.insertServices([prefilled, retired, c])
+    t.same(await store.getService(prefilled.id), prefilled, 'tags and prefill round-trip')
+    t.same(await store.getService(c.id), c, 'a record with nothing prefilled round-trips as null')
+    const probe = (text: ProbeOutcome['text'], answered402 = true): ProbeOutcome => ({
+      checkedAt: NOW, httpStatus: answered402 ? 402 : 200, x402Version: 2, latencyMs: 5, answered402, matched: answered402, reason: 'r', accepts: null, ...(text === undefined ? {} : { text })
+    })
+    const policy = { failurePeriodMs: 0 }
+    const before = await store.latestSeq()
+    const after = await store.recordProbe(prefilled.id, probe({ description: 'A new description', serviceName: 'New Name', tags: ['fresh', 'tags'] }), policy, null)
+    t.match(after, { name: 'New Name', description: a.description, tags: ['fresh', 'tags'] }, 'the prefilled name and tags follow; the given description stays')
+    t.same(await store.getService(prefilled.id), after)
+    t.ok(await store.latestSeq() > before, 'new text is a change-feed event')
+    const changes = await store.changesSince(before, 10)
+    t.equal(changes.find((change) => change.id === prefilled.id)?.service?.name, 'New Name')
+    t.same((await store.listServices({}, { field: 'name', order: 'asc' }, { limit: 100, offset: 0 })).items.find((s) => s.id === prefilled.id)?.name, 'New Name', 'lists show it')
+    t.match(await store.recordProbe(prefilled.id, probe({ serviceName: 'Failed' }, false), policy, null), { name: 'New Name' }, 'an answer that is not a valid 402 changes no text')
+    t.match(await store.recordProbe(retired.id, probe({ description: 'Back' }), policy, null), { status: 'inactive', description: 'Back' }, 'a listing its origin dropped stays inactive')
+  })
+
+  t.test('servicesOnOrigin: the listings under an origin only, in id order', async (t) => {
+    const store = await open(t)
+    const [a, b, c, d] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord, ServiceRecord]
+    const on = (record: ServiceRecord, endpoint: string): ServiceRecord => ({ ...record, endpoint, resource: endpoint })
+    await store.insertServices([on(a, 'https://api.example.com/a'), on(b, 'https://api.example.com/b/c?x=1'), on(c, 'https://api.example.com.evil.test/a'), on(d, 'https://api.example.com:8443/a')])
+    t.same((await store.servicesOnOrigin('https://api.example.com', 10)).map((s) => s.id), [a.id, b.id].sort())
+    t.equal((await store.servicesOnOrigin('https://api.example.com', 1)).length, 1, 'at most `limit`')
+    t.same(await store.servicesOnOrigin('https://nobody.example', 10), [])
+  })
+
   t.test('findServiceByResource and displaceService', async (t) => {
     const store = await open(t)
     const [holder, other] = demoRecords() as [ServiceRecord, ServiceRecord]

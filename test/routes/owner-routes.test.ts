@@ -53,7 +53,7 @@ test('only the owning key changes, deletes or re-probes a service', async (t) =>
 
 test('PATCH applies the registration rules, and search follows', async (t) => {
   const app = await build(t, { seed: 'none' })
-  const created = (await register(app, validBody({ description: 'Forecasts for Reykjavik harbours' }))).json()
+  const { categorySource: _source, prefilled: _prefilled, ...created } = (await register(app, validBody({ description: 'Forecasts for Reykjavik harbours' }))).json()
   const url = `/api/services/${created.id as string}`
   t.equal(await searchTotal(app, 'reykjavik'), 1)
 

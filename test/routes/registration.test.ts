@@ -20,8 +20,11 @@ test('a valid registration is stored unverified with derived fields', async (t) 
   t.equal(service.trustScore, 10)
   t.equal(service.createdAt, service.updatedAt)
   t.ok(!Number.isNaN(Date.parse(service.createdAt)))
+  const { categorySource, prefilled, ...shown } = service
+  t.equal(categorySource, 'given', 'the 201 answer says the category was given')
+  t.same(prefilled, [], 'and that nothing was prefilled')
   const fetched = await app.inject(`/api/services/${service.id as string}`)
-  t.same(fetched.json(), { ...service, callSchema: null }, 'the detail: the service, and no call schema before a probe read one')
+  t.same(fetched.json(), { ...shown, callSchema: null }, 'the detail: the service, and no call schema before a probe read one')
   const status = (await app.inject(`/api/services/${service.id as string}/status`)).json()
   t.same(status, {
     id: service.id,
@@ -166,7 +169,10 @@ test('malformed bodies are 400 and store nothing', async (t) => {
   t.equal(nested.json().field, 'pricing.discount')
   const missing = validBody()
   delete missing.x402Config
-  t.equal((await register(app, missing)).json().field, 'x402Config')
+  // A body without payment terms registers from the endpoint: this one answers nothing.
+  const fromEndpoint = await register(app, missing)
+  t.equal(fromEndpoint.statusCode, 422)
+  t.equal(fromEndpoint.json().field, 'endpoint')
   t.equal(await app.store.countServices(), 0)
 })
 
@@ -175,7 +181,7 @@ test('a registration hears of every problem at once, in plain words', async (t) 
   const { name: _name, description: _description, endpoint: _endpoint, ...rest } = validBody()
   const missing = await register(app, rest)
   t.equal(missing.statusCode, 400)
-  t.same(missing.json(), { statusCode: 400, code: 'VALIDATION_ERROR', error: 'Bad Request', message: 'name: is required; description: is required; endpoint: is required', field: 'name' })
+  t.same(missing.json(), { statusCode: 400, code: 'VALIDATION_ERROR', error: 'Bad Request', message: 'endpoint: is required', field: 'endpoint' }, 'name and description may be left to the endpoint\'s 402 answer')
   const several = await register(app, validBody({ name: '', pricing: { currency: 'USDC', pricePerRequest: 0.01 } }))
   t.equal(several.json().message, 'name: must not be empty; pricing.pricePerRequest: must be text (a JSON string)')
 })

@@ -52,6 +52,15 @@ export interface X402ServerOptions {
   pattern?: string
   /** Served as `{ "claims": [...] }` at /.well-known/x402-catalog, read per request (a test adds a token later). */
   claims?: string[]
+  /** The route's `description` (resource.description of the 402 answer); default 'test paid route'. */
+  description?: string
+  /** Bazaar service metadata of the route's 402 answer (resource.serviceName, resource.tags), v2 only. */
+  serviceName?: string
+  tags?: string[]
+  /** Body of /.well-known/x402 (an origin's resource list), read per request so a test can change it. */
+  wellKnown?: () => string
+  /** Paths answering GET with 200 and no payment asked. */
+  free?: string[]
   /** More paid methods on the same path, each with its own terms (v2 only). */
   also?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', price?: string, payTo?: string }>
   /**
@@ -99,6 +108,9 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
   const running = await listen(createServer(app), options.port)
   const claims = options.claims
   if (claims !== undefined) app.get('/.well-known/x402-catalog', (_req, res) => { res.json({ claims }) })
+  const wellKnown = options.wellKnown
+  if (wellKnown !== undefined) app.get('/.well-known/x402', (_req, res) => { res.type('application/json').send(wellKnown()) })
+  for (const free of options.free ?? []) app.get(free, (_req, res) => { res.json({ free: true }) })
   if ((options.version ?? 2) === 2) {
     const id = network.id as Network
     const resourceServer = new x402ResourceServer(noPaymentFacilitator(id))
@@ -110,7 +122,9 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
     for (const route of [{ method, price, payTo: options.payTo }, ...(options.also ?? [])]) {
       routes[`${route.method} ${options.pattern ?? path}`] = {
         accepts: { scheme: 'exact', price: route.price ?? price, network: id, payTo: route.payTo ?? options.payTo },
-        description: 'test paid route',
+        description: options.description ?? 'test paid route',
+        ...(options.serviceName === undefined ? {} : { serviceName: options.serviceName }),
+        ...(options.tags === undefined ? {} : { tags: options.tags }),
         ...resource,
         ...(extensions === undefined ? {} : { extensions })
       }

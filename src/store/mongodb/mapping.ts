@@ -7,6 +7,7 @@
 import { Decimal128, Long, type ObjectId } from 'mongodb'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { CallSchema, DiscoveryFields } from '../../domain/call-schema.js'
+import type { PrefillInfo } from '../../domain/listing-text.js'
 import type { ChainCheckpoint, PaymentRecord, ServiceUsage } from '../../domain/payment.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
@@ -49,6 +50,10 @@ export interface ServiceDocument {
   callSchema?: string
   /** The declared extensions.bazaar as JSON text; absent when none. */
   bazaarExtension?: string
+  /** Keywords (documents of earlier builds are migrated to none). */
+  tags: string[]
+  /** Which fields were prefilled from the endpoint's 402 answer; null when all were given. */
+  prefill: PrefillInfo | null
   createdAt: Date
   updatedAt: Date
   /** When the prober should check the service again; null: due now. */
@@ -191,6 +196,8 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     ownerId: record.ownerId,
     claimed: record.claimed,
     ...toDiscoveryDocument(record),
+    tags: [...record.tags],
+    prefill: record.prefill,
     createdAt: toDate(record.createdAt, 'createdAt'),
     updatedAt: toDate(record.updatedAt, 'updatedAt'),
     // A new or replaced service is due for a probe: what the prober checks may have changed.
@@ -273,6 +280,9 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     claimed: doc.claimed,
     ...(doc.callSchema == null ? {} : { callSchema: JSON.parse(doc.callSchema) as CallSchema }),
     ...(doc.bazaarExtension == null ? {} : { bazaarExtension: JSON.parse(doc.bazaarExtension) as Record<string, unknown> }),
+    // Absent only on a document of an earlier build that the migration at open has not reached yet.
+    tags: doc.tags ?? [],
+    prefill: doc.prefill ?? null,
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString()
   }

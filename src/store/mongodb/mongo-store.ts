@@ -16,6 +16,8 @@ import { DuplicateEndpointError, StoreUnavailableError } from '../../errors.js'
 import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, type ProbeSummary } from '../../domain/lifecycle.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
+import { refreshedText } from '../../domain/prefill.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
@@ -310,6 +312,12 @@ export class MongoCatalogStore implements CatalogStore {
     }
   }
 
+  async servicesOnOrigin (origin: string, limit: number): Promise<ServiceRecord[]> {
+    // '0' follows '/' in code point order: the range is exactly the endpoints under `origin/`.
+    const docs = await this.#services.find({ endpoint: { $gte: `${origin}/`, $lt: `${origin}0` } }).sort({ _id: 1 }).limit(limit).toArray()
+    return docs.map(fromServiceDocument)
+  }
+
   async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
     return await this.#transaction(async (session) => {
       const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })
@@ -329,11 +337,17 @@ export class MongoCatalogStore implements CatalogStore {
       const unset: Partial<Record<'callSchema' | 'bazaarExtension', ''>> = {}
       if (discoveryDoc !== null && discoveryDoc.callSchema === undefined) unset.callSchema = ''
       if (discoveryDoc !== null && discoveryDoc.bazaarExtension === undefined) unset.bazaarExtension = ''
+      // A valid 402 answer keeps the prefilled text current (src/domain/prefill.ts).
+      const text = outcome.answered402 ? refreshedText(before, outcome.text) : {}
+      const textChanged = Object.keys(text).length > 0
       await this.#services.updateOne({ _id: { $eq: serviceId } }, {
         ...(Object.keys(unset).length === 0 ? {} : { $unset: unset }),
         $set: {
-          ...(changesListing(before, update) || discovery !== null ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
+          ...(changesListing(before, update) || discovery !== null || textChanged ? { seq: toLong(await this.#reserve(session, 1), 'seq') } : {}),
           ...discoveryDoc,
+          ...(text.name === undefined ? {} : { name: text.name, nameSort: nameSortKey(text.name) }),
+          ...(text.description === undefined ? {} : { description: text.description }),
+          ...(text.tags === undefined ? {} : { tags: text.tags }),
           status: update.status,
           trustScore: update.trustScore,
           uptimeScore: update.uptimeScore,
@@ -342,7 +356,8 @@ export class MongoCatalogStore implements CatalogStore {
           nextProbeAt: nextProbeAt === null ? null : new Date(nextProbeAt)
         }
       }, { session })
-      return discovery === null ? { ...before, ...update } : withDiscovery({ ...before, ...update }, discovery)
+      const merged = { ...before, ...update, ...text }
+      return discovery === null ? merged : withDiscovery(merged, discovery)
     })
   }
 

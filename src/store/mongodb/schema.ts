@@ -68,7 +68,7 @@ export const SERVICE_VALIDATOR: Document = {
     bsonType: 'object',
     required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'resource', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
-      'usage', 'paymentRequirements', 'ownerId', 'claimed', 'createdAt', 'updatedAt', 'nextProbeAt'],
+      'usage', 'paymentRequirements', 'ownerId', 'claimed', 'tags', 'prefill', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
     properties: {
       _id: { bsonType: 'string', pattern: '^svc_' },
@@ -101,6 +101,9 @@ export const SERVICE_VALIDATOR: Document = {
       // text: a declared JSON Schema has \$-prefixed keys (\$schema, \$ref) that update operators refuse.
       callSchema: { bsonType: 'string', maxLength: 64 * 1024 },
       bazaarExtension: { bsonType: 'string', maxLength: 64 * 1024 },
+      // Added with registration from the endpoint (migrated: no tags, nothing prefilled).
+      tags: { bsonType: 'array', maxItems: 5, items: string },
+      prefill: { bsonType: ['object', 'null'] },
       createdAt: date,
       updatedAt: date,
       // Null: due now (never probed since registration or an update, or asked for).
@@ -255,7 +258,7 @@ export const VALIDATORS: Record<string, Document> = {
  * at open (mongo-store.ts, migrateServices).
  */
 export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed', 'tags', 'prefill'] as const
 
 /**
  * The validator while services are migrated: either layout, and any document half-way
@@ -306,6 +309,8 @@ export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
         // A listing's identity before declared resources counted: its endpoint.
         resource: { $ifNull: ['$resource', '$endpoint'] },
         claimed: { $ifNull: ['$claimed', false] },
+        tags: { $ifNull: ['$tags', []] },
+        prefill: { $ifNull: ['$prefill', null] },
         payToKey: {
           $cond: [
             { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
@@ -358,6 +363,8 @@ export function serviceIndexes (): IndexDescription[] {
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
+    // An origin's listings (origin import): a range on the canonical endpoint.
+    { key: { endpoint: 1 }, name: 'endpoint' },
     // The Bazaar payTo filter: an exact match on payToKey (EVM addresses lower-cased).
     { key: { payToKey: 1, _id: 1 }, name: 'payToKey_id' },
     // The chain watcher: distinct payTos of a network (payTosOn) and a payTo's services, oldest first (servicesByPayTo).

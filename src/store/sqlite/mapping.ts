@@ -5,6 +5,7 @@
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { CallSchema, DiscoveryFields } from '../../domain/call-schema.js'
+import type { PrefillInfo } from '../../domain/listing-text.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
@@ -14,18 +15,18 @@ import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
 
 /**
  * A service row's columns in the order fromValues reads them. Rows are read as arrays (raw):
- * building an object per row, 25 named properties each, costs more than the read itself.
+ * building an object per row, 27 named properties each, costs more than the read itself.
  */
-export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at, resource, claimed, call_schema, bazaar_extension'
+export const RECORD_COLUMNS = 'id, name, description, endpoint, method, category, currency, price_atomic, free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked, usage, payment_requirements, owner_id, created_at, updated_at, resource, claimed, call_schema, bazaar_extension, tags, prefill'
 export type RecordValues = [
   id: string, name: string, description: string, endpoint: string, method: string, category: string, currency: string,
   priceAtomic: number, freeQuota: number, paymentAddress: string, network: string, supportedChains: string, status: string,
   trustScore: number, uptimeScore: number | null, lastChecked: string | null, usage: string | null,
   paymentRequirements: string | null, ownerId: string | null, createdAt: string, updatedAt: string, resource: string, claimed: number,
-  callSchema: string | null, bazaarExtension: string | null
+  callSchema: string | null, bazaarExtension: string | null, tags: string, prefill: string | null
 ]
 /** How many values RECORD_COLUMNS reads: a column selected after them sits at this index. */
-export const RECORD_VALUES = 25
+export const RECORD_VALUES = 27
 
 export interface ProbeRow {
   checked_at: string
@@ -61,6 +62,8 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
     endpoint: v[3],
     resource: v[21],
     claimed: v[22] === 1,
+    tags: JSON.parse(v[25]) as string[],
+    prefill: v[26] === null ? null : JSON.parse(v[26]) as PrefillInfo,
     method: v[4] as HttpMethod,
     category: v[5],
     currency: v[6],
@@ -104,6 +107,8 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
     usage: record.usage === null ? null : JSON.stringify(record.usage),
     claimed: record.claimed ? 1 : 0,
     ...discoveryParams(record),
+    tags: JSON.stringify(record.tags),
+    prefill: record.prefill === null ? null : JSON.stringify(record.prefill),
     serviceJson: toServiceJson(record)
   }
 }

@@ -166,7 +166,10 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   ['claimed', 'INTEGER NOT NULL DEFAULT 0'],
   // How to call it, as the endpoint declares it (src/domain/call-schema.ts), and its extensions.bazaar; JSON, NULL without one.
   ['call_schema', 'TEXT'],
-  ['bazaar_extension', 'TEXT']
+  ['bazaar_extension', 'TEXT'],
+  // Keywords (JSON array) and which fields were prefilled from the endpoint's 402 answer (PrefillInfo as JSON).
+  ['tags', "TEXT NOT NULL DEFAULT '[]'"],
+  ['prefill', 'TEXT']
 ]
 
 /** Columns of earlier builds that nothing reads any more. */

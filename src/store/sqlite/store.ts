@@ -18,6 +18,8 @@ import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
+import { refreshedText } from '../../domain/prefill.js'
+import { nameSortKey } from '../../domain/sort-keys.js'
 import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
@@ -104,17 +106,17 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#insert = this.#statement(`
       INSERT INTO services (id, seq, name, name_sort, description, endpoint, resource, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-        usage, payment_requirements, owner_id, claimed, call_schema, bazaar_extension, created_at, updated_at, service_json)
+        usage, payment_requirements, owner_id, claimed, call_schema, bazaar_extension, tags, prefill, created_at, updated_at, service_json)
       VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @resource, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @callSchema, @bazaarExtension, @createdAt, @updatedAt, @serviceJson)`)
+        @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @callSchema, @bazaarExtension, @tags, @prefill, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
         endpoint = @endpoint, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         usage = @usage, payment_requirements = @paymentRequirements,
-        owner_id = @ownerId, claimed = @claimed, call_schema = @callSchema, bazaar_extension = @bazaarExtension, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
+        owner_id = @ownerId, claimed = @claimed, call_schema = @callSchema, bazaar_extension = @bazaarExtension, tags = @tags, prefill = @prefill, created_at = @createdAt, updated_at = @updatedAt, service_json = @serviceJson
       WHERE id = @id`)
     this.#insertChain = this.#statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)')
     this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
@@ -237,15 +239,20 @@ export class SqliteCatalogStore implements CatalogStore {
       .map((probe): ProbeSummary => ({ checkedAt: probe.checked_at, answered402: probe.answered_402 === 1, matched: probe.matched === 1 }))
     const before = fromValues(row)
     const update = applyProbe(before, outcome, history, policy)
+    // A valid 402 answer keeps the prefilled text current (src/domain/prefill.ts).
+    const text = outcome.answered402 ? refreshedText(before, outcome.text) : {}
+    const textChanged = Object.keys(text).length > 0
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
     const discovery = applyDiscovery(before, outcome.discovery)
-    const after: ServiceRecord = discovery === null ? { ...before, ...update } : withDiscovery({ ...before, ...update }, discovery)
-    const changed = changesListing(before, update) || discovery !== null
+    const merged: ServiceRecord = { ...before, ...update, ...text }
+    const after: ServiceRecord = discovery === null ? merged : withDiscovery(merged, discovery)
+    const changed = changesListing(before, update) || discovery !== null || textChanged
     const columns = discoveryParams(after)
     this.#statement(`UPDATE services SET ${changed ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
-      last_checked = ?, payment_requirements = ?, next_probe_at = ?, call_schema = ?, bazaar_extension = ?, service_json = ? WHERE id = ?`)
+      last_checked = ?, payment_requirements = ?, next_probe_at = ?, call_schema = ?, bazaar_extension = ?,
+      name = ?, name_sort = ?, description = ?, tags = ?, service_json = ? WHERE id = ?`)
       .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, columns.callSchema, columns.bazaarExtension,
-        toServiceJson(after), serviceId)
+        after.name, nameSortKey(after.name), after.description, JSON.stringify(after.tags), toServiceJson(after), serviceId)
     return after
   }
 
@@ -544,6 +551,13 @@ export class SqliteCatalogStore implements CatalogStore {
   async findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null> {
     const row = this.#statement('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL').get(hash) as ApiKeyRow | undefined
     return row === undefined ? null : fromKeyRow(row)
+  }
+
+  async servicesOnOrigin (origin: string, limit: number): Promise<ServiceRecord[]> {
+    // '0' follows '/' in code point order: the range is exactly the endpoints under `origin/` (index services_endpoint).
+    const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE endpoint >= ? AND endpoint < ? ORDER BY id LIMIT ?`)
+      .all(`${origin}/`, `${origin}0`, limit) as RecordValues[]
+    return rows.map((row) => fromValues(row))
   }
 
   async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {

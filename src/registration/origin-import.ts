@@ -1,0 +1,103 @@
+/**
+ * POST /api/origins/import: reads an origin's /.well-known/x402 (src/domain/origin-import.ts)
+ * through the probe client (SSRF guard, per-address cap, time budget, 256 KiB), then registers
+ * each listed resource that answers a valid 402 under the caller's key by the path
+ * POST /api/services takes with the endpoint alone. The document is read and checked whole
+ * before anything is written: a bad one changes nothing. Listings the caller owns that an
+ * earlier import of this document made, and that it no longer lists, become `inactive`.
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { CatalogError, OriginDocumentError } from '../errors.js'
+import { canonicalOrigin } from '../domain/claims.js'
+import type { HttpMethod } from '../domain/http-method.js'
+import {
+  MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, retiredFromDocument, type OriginResource
+} from '../domain/origin-import.js'
+import { probeTargetOf } from '../domain/probe.js'
+import type { ServiceRecord } from '../domain/service.js'
+import type { ServiceStatus } from '../domain/trust.js'
+import { judgeAnswer } from '../prober/endpoint-prober.js'
+import { pairOf, prepareListing, refreshUsage, storeListing } from './register-listing.js'
+
+export type ImportResult = 'registered' | 'updated' | 'unchanged' | 'refused'
+
+export interface ImportRow {
+  /** The document's entry as written. */
+  resource: string
+  result: ImportResult
+  method?: HttpMethod
+  endpoint?: string
+  serviceId?: string
+  status?: ServiceStatus
+  /** Why it was refused; for a listing, its probe's reason. */
+  reason: string
+}
+
+export interface RetiredRow { serviceId: string, endpoint: string, method: HttpMethod, reason: string }
+
+export interface OriginImport {
+  origin: string
+  document: string
+  rows: ImportRow[]
+  inactive: RetiredRow[]
+}
+
+/** Resources handled at once: the probe client's per-address cap bounds the load on the origin anyway. */
+const CONCURRENCY = 4
+
+export async function importOrigin (app: FastifyInstance, log: FastifyBaseLogger, ownerId: string | null, originInput: string): Promise<OriginImport> {
+  const origin = canonicalOrigin('origin', originInput)
+  const document = origin + ORIGIN_DOCUMENT_PATH
+  const fetched = await app.prober.fetchJson(document, MAX_ORIGIN_DOCUMENT_BYTES)
+  if (!fetched.ok) throw new OriginDocumentError(`${document}: ${fetched.reason}`)
+  const read = readOriginDocument(origin, fetched.document)
+  if (!read.ok) throw new OriginDocumentError(`${document}: ${read.reason}`)
+
+  const listed = new Set<string>()
+  const importOne = async (resource: OriginResource): Promise<ImportRow> => {
+    if (!resource.ok) return { resource: resource.entry, result: 'refused', reason: resource.reason }
+    const row = { resource: resource.entry, method: resource.method, endpoint: resource.endpoint }
+    try {
+      const prepared = await prepareListing(app, ownerId, { endpoint: resource.endpoint, method: resource.method }, document)
+      const existing = await app.store.findServiceByResource(prepared.record.resource, resource.method)
+      if (existing !== null && existing.ownerId === ownerId) {
+        listed.add(existing.id)
+        const { record, changed } = reimported(existing, prepared.record, document, new Date().toISOString())
+        if (changed) await app.store.updateService(record)
+        const outcome = judgeAnswer(prepared.answer as NonNullable<typeof prepared.answer>, probeTargetOf(record))
+        let stored = await app.prober.record(record.id, outcome) ?? record
+        if (changed) stored = await refreshUsage(app, log, stored, [pairOf(existing), pairOf(record)])
+        return { ...row, result: changed ? 'updated' : 'unchanged', serviceId: stored.id, status: stored.status, reason: outcome.reason }
+      }
+      const stored = await storeListing(app, log, prepared)
+      listed.add(stored.id)
+      return { ...row, result: 'registered', serviceId: stored.id, status: stored.status, reason: prepared.outcome.reason }
+    } catch (err) {
+      // Anything a client could fix (no 402, a claimed origin, a taken identity, a bad field) refuses this row only.
+      if (err instanceof CatalogError && err.statusCode < 500) return { ...row, result: 'refused', reason: err.message }
+      throw err
+    }
+  }
+
+  const rows: ImportRow[] = new Array(read.resources.length)
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, read.resources.length) }, async () => {
+    while (next < read.resources.length) {
+      const at = next++
+      rows[at] = await importOne(read.resources[at] as OriginResource)
+    }
+  }))
+
+  // What an earlier import of this document listed for this key, and this one does not.
+  const inactive: RetiredRow[] = []
+  const now = new Date().toISOString()
+  const previous = await app.store.servicesOnOrigin(origin, 10 * MAX_ORIGIN_RESOURCES)
+  for (const record of previous) {
+    if (record.ownerId !== ownerId || record.prefill?.importedFrom !== document || listed.has(record.id) || record.prefill.removed !== undefined) continue
+    const retired: ServiceRecord = retiredFromDocument(record, now)
+    if (!await app.store.updateService(retired)) continue
+    inactive.push({ serviceId: record.id, endpoint: record.endpoint, method: record.method, reason: (retired.prefill?.removed as { reason: string }).reason })
+  }
+  app.searchIndex.indexer.notify()
+  return { origin, document, rows, inactive }
+}

@@ -1,0 +1,119 @@
+/**
+ * Origin import against a real @x402/express v2 server serving /.well-known/x402: one row per
+ * resource, re-import updates and retires, and bad documents change nothing.
+ */
+import { test } from 'tap'
+import { API_KEY, build } from '../helper.js'
+import { startHttpServer, startX402Server } from '../support/x402-servers.js'
+import type { FastifyInstance } from 'fastify'
+
+const PAY_TO = '0x3333333333333333333333333333333333333333'
+
+async function importOrigin (app: FastifyInstance, origin: string, key: string | null = API_KEY) {
+  return await app.inject({ method: 'POST', url: '/api/origins/import', headers: key === null ? {} : { authorization: `Bearer ${key}` }, payload: { origin } })
+}
+
+test('an origin\'s /.well-known/x402 registers what answers 402, one row per resource; a re-import updates and retires', async (t) => {
+  let document: unknown = {
+    version: 1,
+    resources: ['GET /paid', 'POST /paid', '/free', 'GET /gone', 'https://elsewhere.example.com/paid', 'TRACE /paid'],
+    instructions: 'Pay with USDC on Base'
+  }
+  const server = await startX402Server({
+    payTo: PAY_TO,
+    description: 'Stock prices and FX rates',
+    also: [{ method: 'POST', price: '$0.002' }],
+    free: ['/free'],
+    wellKnown: () => JSON.stringify(document)
+  })
+  t.teardown(server.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+
+  t.equal((await importOrigin(app, server.origin, null)).statusCode, 401, 'an API key is required')
+  const first = await importOrigin(app, `${server.origin}/anything`)
+  t.equal(first.statusCode, 200, first.body)
+  const answer = first.json()
+  t.equal(answer.document, `${server.origin}/.well-known/x402`)
+  t.same(answer.rows.map((row: { resource: string, result: string }) => [row.resource, row.result]), [
+    ['GET /paid', 'registered'],
+    ['POST /paid', 'registered'],
+    ['/free', 'refused'],
+    ['GET /gone', 'refused'],
+    ['https://elsewhere.example.com/paid', 'refused'],
+    ['TRACE /paid', 'refused']
+  ])
+  t.match(answer.rows[0], { method: 'GET', endpoint: `${server.origin}/paid`, status: 'verified', reason: 'matches the registration' })
+  t.match(answer.rows[1], { method: 'POST', status: 'verified' })
+  t.match(answer.rows[2].reason, /answered 200, not 402/)
+  t.match(answer.rows[3].reason, /answered 404, not 402/)
+  t.match(answer.rows[4].reason, /not on http:\/\/127\.0\.0\.1:\d+/)
+  t.match(answer.rows[5].reason, /method TRACE/)
+  t.same(answer.inactive, [])
+  const post = (await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json()
+  t.match(post, { pricing: { pricePerRequest: '0.002' }, category: 'finance', status: 'verified' })
+
+  const again = (await importOrigin(app, server.origin)).json()
+  t.same(again.rows.slice(0, 2).map((row: { result: string }) => row.result), ['unchanged', 'unchanged'], 'nothing changed since')
+  t.equal(again.rows[0].serviceId, answer.rows[0].serviceId)
+
+  document = { version: 1, resources: ['GET /paid'] }
+  const third = (await importOrigin(app, server.origin)).json()
+  t.same(third.rows.map((row: { result: string }) => row.result), ['unchanged'])
+  t.same(third.inactive, [{ serviceId: answer.rows[1].serviceId, endpoint: `${server.origin}/paid`, method: 'POST', reason: 'removed from /.well-known/x402' }])
+  t.equal((await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json().status, 'inactive')
+  const probe = await app.inject({ method: 'POST', url: `/api/services/${answer.rows[1].serviceId as string}/probe`, headers: { authorization: `Bearer ${API_KEY}` } })
+  t.equal(probe.json().matched, true)
+  t.equal((await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json().status, 'inactive', 'a probe does not bring back what its origin no longer lists')
+
+  document = { version: 1, resources: ['GET /paid', 'POST /paid'] }
+  const back = (await importOrigin(app, server.origin)).json()
+  t.same(back.rows.map((row: { result: string }) => row.result), ['unchanged', 'updated'], 'listed again')
+  t.equal(back.rows[1].status, 'verified')
+})
+
+test('a document that is not JSON, too large, the wrong shape or too long is a 422 and changes nothing', async (t) => {
+  let body = ''
+  const server = await startX402Server({ payTo: PAY_TO, wellKnown: () => body })
+  t.teardown(server.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  body = JSON.stringify({ version: 1, resources: ['GET /paid'] })
+  t.equal((await importOrigin(app, server.origin)).json().rows[0].result, 'registered')
+  const before = await app.store.latestSeq()
+
+  const cases: Array<[string, RegExp]> = [
+    ['not json {', /the body is not JSON/],
+    [JSON.stringify({ version: 1, resources: ['GET /paid'], pad: 'x'.repeat(300 * 1024) }), /too large \(over 256 KiB\)/],
+    [JSON.stringify({ version: 1, resources: Array.from({ length: 10_000 }, (_, i) => `GET /r${i}`) }), /lists 10000 resources; at most 100/],
+    [JSON.stringify({ version: 1, resources: 'GET /paid' }), /resources is a string, not a list/],
+    [JSON.stringify({ version: 1, resources: ['GET /paid', 7] }), /resources\.1 is a number/],
+    [JSON.stringify({ version: 2, resources: [] }), /only version 1/],
+    [JSON.stringify(['GET /paid']), /an array, not an object/]
+  ]
+  for (const [text, message] of cases) {
+    body = text
+    const res = await importOrigin(app, server.origin)
+    t.equal(res.statusCode, 422, String(message))
+    t.match(res.json(), { code: 'INVALID_ORIGIN_DOCUMENT', field: 'origin', message })
+    t.match(res.json().message, /nothing was changed/)
+  }
+  t.equal(await app.store.latestSeq(), before, 'no listing was written or retired')
+  t.equal(await app.store.countServices(), 1)
+
+  const missing = await startHttpServer((_req, res) => { res.writeHead(404).end() })
+  t.teardown(missing.close)
+  t.match((await importOrigin(app, missing.origin)).json(), { statusCode: 422, message: /answered 404, not 200/ })
+  t.equal((await importOrigin(app, 'ftp://example.com')).statusCode, 400)
+})
+
+test('the import and the endpoint-only registration are in the OpenAPI document', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const spec = (await app.inject('/openapi.json')).json()
+  const imported = spec.paths['/api/origins/import'].post
+  t.same(imported.security, [{ bearerAuth: [] }])
+  t.ok(imported.responses['422'], 'a bad document is documented')
+  t.ok(imported.responses['200'].content['application/json'].schema.properties.rows)
+  const post = spec.paths['/api/services'].post
+  t.same(post.requestBody.content['application/json'].schema.required, ['endpoint'], 'only the endpoint is required')
+  t.ok(post.responses['201'].content['application/json'].schema.properties.categorySource)
+  t.ok(post.responses['422'])
+})
