@@ -31,6 +31,8 @@ const FAR = 0xFFFF
 
 export interface RankedDoc {
   slot: number
+  /** 1 when the document's only link to the query is its category name (no word in its name or description), else 0. */
+  tier: number
   words: number
   typos: number
   proximity: number
@@ -60,7 +62,8 @@ const IN_NAME = 3
 const IN_NAME_OR_CATEGORY = 4
 const EXACT = 5
 const EXPANDED = 6
-/** Marks per matched document: 7 used, 8 for alignment. */
+const IN_TEXT = 7
+/** Marks per matched document. */
 const MARKS = 8
 
 /**
@@ -212,7 +215,7 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
         current = d
         slots[count] = d
         at = count * MARKS
-        marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
+        marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0; marks[at + 7] = 0
         p = count * stride
         count++
       }
@@ -224,6 +227,7 @@ function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch:
       if (packed) {
         const entry = entries[i] as number
         const inDescription = (entry & DESCRIPTION_BIT) !== 0
+        marks[at + IN_TEXT] = (marks[at + IN_TEXT] as number) | bit
         if (!inDescription) {
           marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
           marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
@@ -272,6 +276,7 @@ function criteria (scratch: Scratch, j: number, n: number): RankedDoc {
   const words = popcount(m)
   return {
     slot: scratch.slots[j] as number,
+    tier: marks[at + IN_TEXT] === 0 ? 1 : 0,
     words,
     typos: popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number)),
     proximity: proximityOf(scratch, j, n, m, words),
@@ -320,11 +325,13 @@ function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array
   // Typo, attribute and exactness counts are each at most 2 per word.
   const radix = 2 * n + 1
   const rule1 = scratch.rule1
-  const counts = new Int32Array((n + 1) * radix)
+  // The leading tier (category-only matches last), then words, then typos.
+  const tierSize = (n + 1) * radix
+  const counts = new Int32Array(2 * tierSize)
   for (let i = 0; i < matches.length; i++) {
     const at = (matches[i] as number) * MARKS
     const m = marks[at + MATCHED] as number
-    const key = (n - popcount(m)) * radix + popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number))
+    const key = (marks[at + IN_TEXT] === 0 ? tierSize : 0) + (n - popcount(m)) * radix + popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number))
     rule1[i] = key
     counts[key] = (counts[key] as number) + 1
   }
