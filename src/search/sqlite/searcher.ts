@@ -71,6 +71,8 @@ export class Searcher {
         await nextTurn()
       }
       index.endBulkLoad()
+      // The id order ties are broken by, sorted once here rather than on a first search.
+      index.idRanks()
       return index
     } catch (err) {
       const { generation } = this.#meta()
