@@ -440,6 +440,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
   if (n === 0 || accept === undefined) return { total: 0, docs: [], ...(query.facets === undefined ? {} : { facetDistribution: facetsOf(index, new Uint32Array(0), query.facets) }) }
   const blocks = (index.slots + 31) >>> 5
   scratch.begin(blocks)
+  scratch.cache.begin()
   const sets = plan.map((word) => scratch.cache.get(index, word))
   const bits = sets.map((s) => s.bits)
   // The matches: any word's documents, those the filter rejects cleared. Their count is the exact total.

@@ -61,8 +61,18 @@ export class WordSets {
   }
 }
 
-export function buildWordSets (index: MemoryIndex, word: PlannedWord, blocks: number): WordSets {
-  const bits = new Uint32Array(SETS * blocks)
+/** Posting entries a word's candidates hold (category lists included): what building its sets reads. */
+export function entriesOf (index: MemoryIndex, word: PlannedWord): number {
+  let entries = 0
+  for (const { term } of word.candidates) {
+    entries += index.postings.get(term)?.length ?? 0
+    for (const [code] of index.categoryTerms.get(term) ?? []) entries += index.categoryDocs[code]?.length ?? 0
+  }
+  return entries
+}
+
+export function buildWordSets (index: MemoryIndex, word: PlannedWord, blocks: number, into?: { bits: Uint32Array, rankBase: Uint32Array }): WordSets {
+  const bits = into?.bits ?? new Uint32Array(SETS * blocks)
   const text = TEXT * blocks
   const name = NAME * blocks
   const nameOrCategory = NAME_OR_CATEGORY * blocks
@@ -106,7 +116,7 @@ export function buildWordSets (index: MemoryIndex, word: PlannedWord, blocks: nu
       }
     }
   }
-  const rankBase = new Uint32Array(blocks)
+  const rankBase = into?.rankBase ?? new Uint32Array(blocks)
   let matched = 0
   for (let i = 0; i < blocks; i++) {
     rankBase[i] = matched
@@ -150,11 +160,38 @@ export class WordSetCache {
 
   constructor (readonly limit = WORD_SET_CACHE_BYTES) {}
 
-  get bytes (): number { return this.#bytes }
+  get bytes (): number {
+    let pooled = 0
+    for (const { bits, rankBase } of this.#pool) pooled += bits.byteLength + rankBase.byteLength
+    return this.#bytes + pooled
+  }
+
+  /**
+   * Buffers for the sets of rare words, reused query after query: allocating ~150 KB per
+   * rare word (at 100k slots) counts as external memory and makes V8 collect often, and
+   * such a word costs less to rebuild than to cache.
+   */
+  #pool: Array<{ bits: Uint32Array, rankBase: Uint32Array }> = []
+  #pooled = 0
+
+  /** Starts a query: pooled sets of the previous one may be reused. */
+  begin (): void { this.#pooled = 0 }
 
   get (index: MemoryIndex, word: PlannedWord): WordSets {
+    const blocks = (index.slots + 31) >>> 5
+    if (entriesOf(index, word) < blocks >>> 3) {
+      let buffers = this.#pool[this.#pooled]
+      if (buffers === undefined || buffers.rankBase.length !== blocks) {
+        buffers = { bits: new Uint32Array(SETS * blocks), rankBase: new Uint32Array(blocks) }
+        this.#pool[this.#pooled] = buffers
+      } else {
+        buffers.bits.fill(0)
+      }
+      this.#pooled++
+      return buildWordSets(index, word, blocks, buffers)
+    }
     const key = word.candidates.map((c) => `${c.term}\u0000${c.kind}\u0000${c.typos}`).join('\u0001')
-    return this.#cached(index, key, () => buildWordSets(index, word, (index.slots + 31) >>> 5)) as WordSets
+    return this.#cached(index, key, () => buildWordSets(index, word, blocks)) as WordSets
   }
 
   /**
