@@ -79,3 +79,62 @@ export const LIST_SORTS = ['price', 'trustScore', 'name', 'createdAt'] as const
 export function listPaths (n: number, random: () => number): string[] {
   return Array.from({ length: 300 }, (_, i) => `/api/services?maxPricePerRequest=${Math.max(0.000001, 10 ** (random() * 6.7 - 6)).toFixed(6)}&sortBy=${LIST_SORTS[i % 4] as string}&offset=${Math.floor(random() * Math.min(5000, n / 4))}&limit=20`)
 }
+
+/**
+ * The shapes people type (issue 19), each asked through the endpoint that serves it:
+ * common single words, 2–3 common-word combinations, typos and prefixes of common words,
+ * common Japanese words, the catalog's rare (brand-like) words, and requests in English
+ * and Japanese built from common words ("looking for weather and data", 天気を検索したい).
+ * "Common" is by document frequency in the generated catalog: the words that match
+ * thousands of services at 100k, where ranking costs the most.
+ */
+export const SHAPES = ['common-word', 'common-2-3', 'typo', 'prefix', 'japanese', 'rare-word', 'en-sentence', 'ja-sentence'] as const
+export type Shape = typeof SHAPES[number]
+export const INTENT_SHAPES: readonly Shape[] = ['en-sentence', 'ja-sentence']
+/** The common-word stream: every shape except the rare words. */
+export const COMMON_SHAPES: readonly Shape[] = SHAPES.filter((shape) => shape !== 'rare-word')
+
+const STOP_WORDS = new Set(['and', 'the', 'for', 'with', 'from', 'into', 'any', 'per', 'via', 'its', 'your', 'that', 'this', 'are', 'all', 'one', 'other', 'than', 'each', 'can', 'over', 'more', 'their', 'them', 'you', 'not', 'has', 'have', 'will', 'also', 'only', 'most', 'such', 'when', 'who', 'our'])
+
+/** The `count` most frequent words (by services containing them) matching `pattern`. */
+function frequent (entries: readonly SeedEntry[], words: (text: string) => Iterable<string>, count: number): string[] {
+  const df = new Map<string, number>()
+  for (const entry of entries) for (const word of new Set(words(`${entry.name} ${entry.description}`))) df.set(word, (df.get(word) ?? 0) + 1)
+  return [...df].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count).map(([word]) => word)
+}
+
+export function shapeStream (entries: readonly SeedEntry[], perShape: number, seed = 13): Map<Shape, string[]> {
+  const random = prng(seed)
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
+  const sample = entries.slice(0, 5000)
+  const english = frequent(sample, (text) => text.toLowerCase().split(/[^a-z]+/).filter((w) => w.length >= 3 && !STOP_WORDS.has(w)), 80)
+  const japanese = frequent(sample, (text) => [...text.matchAll(JAPANESE_RUN)].map((m) => m[0]).filter((w) => [...w].length <= 4), 60)
+  const rare = queryStream(entries, perShape, seed + 1).get('english') as string[]
+  const distinct = (count: number): string[] => {
+    const words = new Set<string>()
+    while (words.size < count) words.add(pick(english))
+    return [...words]
+  }
+  const edit = (word: string): string => {
+    const chars = [...word]
+    const i = 1 + Math.floor(random() * (chars.length - 2))
+    const roll = random()
+    if (roll < 0.4) chars[i] = pick([...LETTERS].filter((c) => c !== chars[i]))
+    else if (roll < 0.7) chars.splice(i, 1)
+    else [chars[i], chars[i + 1]] = [chars[i + 1] as string, chars[i] as string]
+    return chars.join('')
+  }
+  const makers: Record<Shape, () => string> = {
+    'common-word': () => pick(english),
+    'common-2-3': () => distinct(2 + Math.floor(random() * 2)).join(' '),
+    typo: () => edit(pick(english.filter((w) => w.length >= 5))),
+    prefix: () => { const w = pick(english.filter((w) => w.length >= 5)); return w.slice(0, 3 + Math.floor(random() * (w.length - 4))) },
+    japanese: () => pick(japanese),
+    'rare-word': () => pick(rare),
+    'en-sentence': () => { const [a, b] = distinct(2) as [string, string]; return pick([`looking for ${a} and ${b}`, `I need an API for ${a} ${b}`, `which service can do ${a} with ${b}`, `${a} ${b} api please`]) },
+    'ja-sentence': () => { const a = pick(japanese); const b = pick(japanese); return pick([`${a}を検索したい`, `${a}と${b}ができるAPIが欲しい`, `${a}の${b}を調べたい`, `${a}を探しています`]) }
+  }
+  const stream = new Map<Shape, string[]>()
+  for (const shape of SHAPES) stream.set(shape, Array.from({ length: perShape }, () => makers[shape]()))
+  return stream
+}

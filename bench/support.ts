@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { EventEmitter } from 'node:events'
 import { createRequire } from 'node:module'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus, platform, release, totalmem } from 'node:os'
 import { performance } from 'node:perf_hooks'
@@ -161,6 +162,51 @@ export async function load (opts: LoadOptions, limitMs: number): Promise<RunStat
     failures: result.errors + result.timeouts,
     statuses
   }
+}
+
+/**
+ * One request template whose path comes from `paths` in turn, shared by every connection
+ * (autocannon calls setupRequest for each request it sends): every request is the next URL,
+ * where a plain list of requests is replayed by each connection from its start.
+ */
+export function pathStream (paths: readonly string[]): LoadRequest[] {
+  let next = 0
+  return [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] as string }) }]
+}
+
+/** CPU ticks so far of each thread of a process (Linux /proc; empty elsewhere). */
+export function threadTicks (pid: number): Map<number, number> {
+  const ticks = new Map<number, number>()
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks.set(Number(tid), Number(fields[11]) + Number(fields[12]))
+    }
+  } catch {}
+  return ticks
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100
+
+/**
+ * CPU shares (of one core) over an interval, from two `threadTicks` samples: the process's
+ * main thread (the API's event loop: its thread id is the pid), the busiest other thread
+ * (under a search load, the search thread: Node does not name worker threads) and all.
+ */
+export function cpuShares (pid: number, before: Map<number, number>, after: Map<number, number>, seconds: number): { main: number, busiestOther: number, total: number } {
+  let main = 0
+  let busiestOther = 0
+  let total = 0
+  for (const [tid, t] of after) {
+    const used = (t - (before.get(tid) ?? 0)) / TICKS_PER_SECOND / seconds
+    total += used
+    if (tid === pid) main = used
+    else if (used > busiestOther) busiestOther = used
+  }
+  return { main, busiestOther, total }
 }
 
 export function median (values: number[]): number {

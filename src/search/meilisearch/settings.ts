@@ -1,13 +1,21 @@
 /** The index settings, applied at every start (Meilisearch skips a settings task that changes nothing). */
 import type { Settings } from 'meilisearch'
-import { SEARCH_ATTRIBUTES } from '../search-engine.js'
+import type { SearchAttribute } from '../search-engine.js'
 import { toMeilisearchSynonyms } from '../synonyms.js'
 import { TEXT_FIELDS } from './documents.js'
 import { FACET_ATTRIBUTES } from './facets.js'
 import { SORT_ATTRIBUTES } from './filter.js'
 
-/** Searchable fields in ranking order: name, category, description, each raw, kuromoji terms, readings. */
-export const SEARCHABLE_ATTRIBUTES: string[] = SEARCH_ATTRIBUTES.flatMap((attribute) => {
+/**
+ * Searchable fields in ranking order: name, description, then category, each raw, kuromoji
+ * terms, readings. The category's names come last (after the description, unlike the
+ * embedded engine's attribute rule) because Meilisearch cannot rank a category-only match
+ * below every text match as the embedded engine's leading tier does (docs/search.md): its
+ * `words`, `typo` and `proximity` rules come before `attribute`, so this only orders
+ * category-only matches last among documents those rules tie.
+ */
+const MEILI_ATTRIBUTE_ORDER: readonly SearchAttribute[] = ['name', 'description', 'category']
+export const SEARCHABLE_ATTRIBUTES: string[] = MEILI_ATTRIBUTE_ORDER.flatMap((attribute) => {
   const fields = TEXT_FIELDS[attribute]
   return [fields.raw, fields.ja, fields.kana]
 })

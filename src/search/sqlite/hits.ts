@@ -13,6 +13,7 @@ const DESCRIPTION = SEARCH_ATTRIBUTES.indexOf('description')
 export function scoreOf (doc: RankedDoc, words: number): number {
   const n = Math.min(words, MAX_QUERY_WORDS)
   const digits: Array<[number, number]> = [
+    [doc.tier, 2],
     [n - doc.words, n],
     [doc.typos, 2 * n + 1],
     [doc.proximity, MAX_DISTANCE * Math.max(0, n - 1) + 1],

@@ -12,6 +12,7 @@
  */
 import { IndexStateError } from '../../errors.js'
 import { ServiceColumns, type ServiceKeys } from '../../lib/service-columns.js'
+import { compareText } from '../../domain/sort-keys.js'
 import { Vocabulary } from './vocabulary.js'
 import { BIGRAM, type EncodedTerms } from './terms.js'
 
@@ -302,12 +303,54 @@ export class MemoryIndex {
     for (const posting of this.categoryDocs) posting?.trim()
   }
 
+  /** Slots in id order (code points), and each slot's place in it: ties are broken without comparing strings. */
+  #idOrder = new Int32Array(0)
+  #idRank = new Uint32Array(0)
+  #ranked = 0
+
+  /**
+   * Each slot's rank in id order (dead slots keep theirs: they are filtered out anyway).
+   * Slots added since the last call are placed by binary search (string comparisons at
+   * write time, not per query) and every rank rewritten: O(slots) integer work per change.
+   */
+  idRanks (): Uint32Array {
+    if (this.#ranked === this.slots) return this.#idRank
+    const ids = this.columns.ids
+    const byId = (a: number, b: number): number => compareText(ids[a] as string, ids[b] as string)
+    const added = Array.from({ length: this.slots - this.#ranked }, (_, i) => this.#ranked + i).sort(byId)
+    const old = this.#idOrder.subarray(0, this.#ranked)
+    const order = new Int32Array(this.slots)
+    let from = 0
+    let at = 0
+    for (const slot of added) {
+      // The first old slot whose id is above this one.
+      let low = from
+      let high = old.length
+      while (low < high) {
+        const mid = (low + high) >>> 1
+        if (byId(old[mid] as number, slot) < 0) low = mid + 1
+        else high = mid
+      }
+      order.set(old.subarray(from, low), at)
+      at += low - from
+      from = low
+      order[at++] = slot
+    }
+    order.set(old.subarray(from), at)
+    const rank = this.#idRank.length >= this.slots ? this.#idRank : new Uint32Array(this.columns.capacity)
+    for (let i = 0; i < order.length; i++) rank[order[i] as number] = i
+    this.#idOrder = order
+    this.#idRank = rank
+    this.#ranked = this.slots
+    return rank
+  }
+
   /** Approximate bytes held by postings and per-document columns (strings counted by length). */
   bytes (): { postings: number, documents: number, terms: number } {
     let postings = 0
     let terms = 0
     for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
     for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
-    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength, terms }
+    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength, terms }
   }
 }

@@ -1,36 +1,33 @@
 /**
- * Ranking over the in-memory postings, as Meilisearch does it: words → typo → proximity →
- * attribute → exactness, then trust score and id, ordering only as much as the requested
- * page needs.
+ * Ranking over the in-memory postings, as Meilisearch does it: a leading tier (text
+ * matches before category-only ones), words → typo → proximity → attribute → exactness,
+ * then trust score and id, ordering only as much as the requested page needs.
  *
- * The postings of the query's terms are read together in slot order (a k-way merge), and
- * each matched document's marks are gathered at once: which query words it matched and
- * how well (bit masks: word matched; with 0 / ≤ 1 typos; in the name / in the name or
- * category; exactly / at most by expansion) and each word's first position per attribute.
- * Every rule but proximity is then O(1) per document from those masks.
- * The buckets of the first rule are counted for every match (the total needs that pass
- * anyway); buckets after the one that completes the page are dropped unranked, and the
- * rest are ranked by all rules at once (see byRelevance) into a heap the size of the page.
+ * Per query word, a bitset of the documents it meets, split by attribute, typos and
+ * exactness (word-sets.ts, cached across queries). The matches are their union (the
+ * total is its popcount after the filter); each rule's count per document is computed for
+ * 32 documents at a time with bitwise operations, its buckets counted by popcount, and
+ * only the buckets the page reaches are cut by the next rule (see cut). Proximity, and
+ * trust and id at the end, are read per document, only in the bucket that fills the page.
  */
 import { popcount } from './bits.js'
-import { MATCH_EXACTNESS } from '../match-rules.js'
 import type { PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { compareText } from '../../domain/sort-keys.js'
 import type { Dimension } from '../../lib/service-columns.js'
-import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
+import type { MemoryIndex } from './memory-index.js'
+import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, TEXT, WordSetCache, type WordSets } from './word-sets.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
 export const MAX_DISTANCE = 8
 /** Query words beyond this many are not searched (one bit each in the per-document masks). */
 export const MAX_QUERY_WORDS = 32
-const ATTRIBUTES = 3
-/** Positions are stored as FAR - position, so that none (0) is the smallest. */
-const FAR = 0xFFFF
 
 export interface RankedDoc {
   slot: number
+  /** 1 when the document's only link to the query is its category name (no word in its name or description), else 0. */
+  tier: number
   words: number
   typos: number
   proximity: number
@@ -52,207 +49,78 @@ export interface RankQuery {
   facets?: readonly FacetField[]
 }
 
-/** Offsets of a matched document's marks in `Scratch.marks` (bit masks over the query words). */
-const MATCHED = 0
-const NO_TYPO = 1
-const ONE_TYPO = 2
-const IN_NAME = 3
-const IN_NAME_OR_CATEGORY = 4
-const EXACT = 5
-const EXPANDED = 6
-/** Marks per matched document: 7 used, 8 for alignment. */
-const MARKS = 8
+/** The rules buckets are cut by, in order; then trust score and id. */
+const TIER = 0
+const WORDS = 1
+const TYPO = 2
+const PROXIMITY = 3
+const ATTRIBUTE = 4
+/** Then exactness (5): planesAt's last case. */
+const TRUST = 6
+/** A bucket this small is ranked document by document instead of being cut further. */
+const SMALL_BUCKET = 48
+/** Bit planes of a rule's per-document count (at most 2 per word, 32 words: < 2^7). */
+const PLANES = 7
 
 /**
- * Working arrays of one searcher, reused across queries, indexed by match number (the
- * matches in slot order): the slot, the marks side by side, the first positions.
+ * Working memory of one searcher, reused across queries (allocating megabytes per query
+ * counts as external memory and makes V8 run full collections): per rule level a bucket
+ * bitset and the bit planes of the rule's count per block; the match list for sorts and
+ * facets; and the cache of per-word sets.
  */
 export class Scratch {
-  size = 0
+  blocks = 0
+  #buckets: Uint32Array[] = []
+  #planes: Int32Array[] = []
   slots = new Uint32Array(0)
-  marks = new Uint32Array(0)
-  /**
-   * Per-match working arrays of the ranking, reused: allocating them per query (megabytes
-   * for a broad one) counts as external memory, which makes V8 run full collections.
-   */
-  filtered = new Uint32Array(0)
-  rule1 = new Int32Array(0)
-  kept = new Uint32Array(0)
-  score = new Float64Array(0)
-  /**
-   * First position of word w in attribute a (name, category, description), stored as
-   * FAR - position (0: none): positions[j * stride + w * 3 + a]. Zero means unset, so the
-   * part a query wrote is cleared by one fill, not per document.
-   */
-  positions = new Uint16Array(0)
-  /** The current query's: 3 per word when it has several words, else 0. */
-  stride = 0
-  /** How many positions the last query may have written. */
-  written = 0
+  key = new Float64Array(0)
+  readonly cache = new WordSetCache()
 
-  /** Makes room for `slots` documents and a query of `words` words. */
-  begin (slots: number, words: number): void {
-    if (slots > this.size) {
-      this.size = Math.max(1024, slots + (slots >>> 2))
-      this.slots = new Uint32Array(this.size)
-      this.marks = new Uint32Array(this.size * MARKS)
-      this.filtered = new Uint32Array(this.size)
-      this.rule1 = new Int32Array(this.size)
-      this.kept = new Uint32Array(this.size)
-      this.score = new Float64Array(this.size)
-      this.positions = new Uint16Array(0)
-    }
-    this.positions.fill(0, 0, this.written)
-    this.written = 0
-    this.stride = words > 1 ? words * ATTRIBUTES : 0
-    if (this.size * this.stride > this.positions.length) this.positions = new Uint16Array(this.size * this.stride)
+  /** Makes room for an index of `blocks` 32-slot blocks. */
+  begin (blocks: number): void {
+    if (blocks <= this.blocks) return
+    this.blocks = Math.max(32, blocks + (blocks >>> 2))
+    this.#buckets = []
+    this.#planes = []
   }
 
-  /** Approximate bytes held. */
+  bucket (level: number): Uint32Array {
+    return (this.#buckets[level] ??= new Uint32Array(this.blocks))
+  }
+
+  planes (level: number): Int32Array {
+    return (this.#planes[level] ??= new Int32Array(this.blocks * PLANES))
+  }
+
+  /** Room for `count` matches in `slots` and `key`. */
+  matches (count: number): void {
+    if (count <= this.slots.length) return
+    const size = Math.max(1024, count + (count >>> 2))
+    this.slots = new Uint32Array(size)
+    this.key = new Float64Array(size)
+  }
+
+  /** Approximate bytes held (the word-set cache included). */
   get bytes (): number {
-    return this.slots.byteLength + this.marks.byteLength + this.positions.byteLength + this.filtered.byteLength + this.rule1.byteLength + this.kept.byteLength + this.score.byteLength
+    let bytes = this.slots.byteLength + this.key.byteLength + this.cache.bytes
+    for (const bucket of this.#buckets) bytes += bucket?.byteLength ?? 0
+    for (const planes of this.#planes) bytes += planes?.byteLength ?? 0
+    return bytes
   }
 }
 
-/** One posting a query reads, with the marks its entries set. */
-interface Source {
-  entries: Uint32Array
-  length: number
-  /** Term postings hold packed entries (slot, attribute, position); category postings bare slots. */
-  packed: boolean
-  word: number
-  bit: number
-  typoBit0: number
-  typoBit1: number
-  exactBit: number
-  expandedBit: number
-  /** A category posting's position of the term in the category text. */
-  categoryPosition: number
-}
-
-function sourcesOf (index: MemoryIndex, plan: readonly PlannedWord[]): Source[] {
-  const sources: Source[] = []
-  plan.forEach((word, w) => {
-    const bit = (1 << w) >>> 0
-    for (const candidate of word.candidates) {
-      const exactness = MATCH_EXACTNESS[candidate.kind]
-      const marks = {
-        word: w,
-        bit,
-        typoBit0: candidate.typos === 0 ? bit : 0,
-        typoBit1: candidate.typos <= 1 ? bit : 0,
-        exactBit: exactness === 0 ? bit : 0,
-        expandedBit: exactness <= 1 ? bit : 0
-      }
-      const posting = index.postings.get(candidate.term)
-      if (posting !== undefined && posting.length > 0) sources.push({ entries: posting.entries, length: posting.length, packed: true, ...marks, categoryPosition: 0 })
-      for (const [code, position] of index.categoryTerms.get(candidate.term) ?? []) {
-        const docs = index.categoryDocs[code]
-        if (docs !== undefined && docs.length > 0) sources.push({ entries: docs.entries, length: docs.length, packed: false, ...marks, categoryPosition: position })
-      }
-    }
-  })
-  return sources
-}
-
-/**
- * Marks every document the plan's terms meet; returns how many. The postings are sorted
- * by slot, so they are read together as a k-way merge (a heap of their heads): each
- * document's marks are gathered from all of them at once and written once, in slot order,
- * to the next match number. Every read and write moves forward: no per-slot arrays to
- * clear, and no cache miss per entry.
- */
-function markMatches (index: MemoryIndex, plan: readonly PlannedWord[], scratch: Scratch): number {
-  const sources = sourcesOf(index, plan)
-  const k = sources.length
-  const next = new Int32Array(k)
-  const head = new Int32Array(k)
-  const heap = new Int32Array(k)
-  let size = 0
-  const slotAt = (source: Source, i: number): number => source.packed ? slotOf(source.entries[i] as number) : source.entries[i] as number
-  const siftDown = (from: number): void => {
-    let i = from
-    const s = heap[i] as number
-    const key = head[s] as number
-    for (;;) {
-      let child = 2 * i + 1
-      if (child >= size) break
-      if (child + 1 < size && (head[heap[child + 1] as number] as number) < (head[heap[child] as number] as number)) child++
-      if ((head[heap[child] as number] as number) >= key) break
-      heap[i] = heap[child] as number
-      i = child
-    }
-    heap[i] = s
-  }
-  for (let s = 0; s < k; s++) {
-    head[s] = slotAt(sources[s] as Source, 0)
-    heap[size++] = s
-  }
-  for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i)
-
-  const { slots, marks, positions, stride } = scratch
-  let count = 0
-  let current = -1
-  let at = 0
-  let p = 0
-  while (size > 0) {
-    const s = heap[0] as number
-    const source = sources[s] as Source
-    const { entries, length, packed, bit, typoBit0, typoBit1, exactBit, expandedBit } = source
-    const name = source.word * ATTRIBUTES
-    const category = FAR - source.categoryPosition
-    // A run: this posting's entries up to the next head of another posting need no heap work.
-    let bound = Infinity
-    if (size > 1) bound = head[heap[1] as number] as number
-    if (size > 2 && (head[heap[2] as number] as number) < bound) bound = head[heap[2] as number] as number
-    let i = next[s] as number
-    let d = head[s] as number
-    for (;;) {
-      if (d !== current) {
-        current = d
-        slots[count] = d
-        at = count * MARKS
-        marks[at] = 0; marks[at + 1] = 0; marks[at + 2] = 0; marks[at + 3] = 0; marks[at + 4] = 0; marks[at + 5] = 0; marks[at + 6] = 0
-        p = count * stride
-        count++
-      }
-      marks[at + MATCHED] = (marks[at + MATCHED] as number) | bit
-      marks[at + NO_TYPO] = (marks[at + NO_TYPO] as number) | typoBit0
-      marks[at + ONE_TYPO] = (marks[at + ONE_TYPO] as number) | typoBit1
-      marks[at + EXACT] = (marks[at + EXACT] as number) | exactBit
-      marks[at + EXPANDED] = (marks[at + EXPANDED] as number) | expandedBit
-      if (packed) {
-        const entry = entries[i] as number
-        const inDescription = (entry & DESCRIPTION_BIT) !== 0
-        if (!inDescription) {
-          marks[at + IN_NAME] = (marks[at + IN_NAME] as number) | bit
-          marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
-        }
-        const position = entry & NO_POSITION
-        if (stride > 0 && position !== NO_POSITION) {
-          const q = p + name + (inDescription ? 2 : 0)
-          if (FAR - position > (positions[q] as number)) positions[q] = FAR - position
-        }
-      } else {
-        marks[at + IN_NAME_OR_CATEGORY] = (marks[at + IN_NAME_OR_CATEGORY] as number) | bit
-        if (stride > 0 && category > (positions[p + name + 1] as number)) positions[p + name + 1] = category
-      }
-      i++
-      if (i === length) break
-      d = packed ? slotOf(entries[i] as number) : entries[i] as number
-      if (d > bound) break
-    }
-    // The posting's next slot goes back into the heap, or the posting leaves it.
-    if (i < length) {
-      next[s] = i
-      head[s] = d
-    } else {
-      heap[0] = heap[--size] as number
-    }
-    if (size > 1) siftDown(0)
-  }
-  scratch.written = count * stride
-  return count
+/** One query's view: the planned words' sets and the columns the ranking reads. */
+interface Context {
+  n: number
+  sets: WordSets[]
+  bits: Uint32Array[]
+  blocks: number
+  trust: Float64Array
+  idRank: Uint32Array
+  scratch: Scratch
+  /** Radix of typo, attribute and exactness counts (at most 2 per word). */
+  radix: number
+  proximities: number
 }
 
 /** The facet fields as the columns' dimensions. */
@@ -264,38 +132,142 @@ function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly Facet
   return Object.fromEntries(asked.map((field) => [field, counts[DIMENSION_OF[field]] ?? {}]))
 }
 
-/** The ranking criteria of match number `j`, read off its marks. */
-function criteria (scratch: Scratch, j: number, n: number): RankedDoc {
-  const marks = scratch.marks
-  const at = j * MARKS
-  const m = marks[at + MATCHED] as number
-  const words = popcount(m)
-  return {
-    slot: scratch.slots[j] as number,
-    words,
-    typos: popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number)),
-    proximity: proximityOf(scratch, j, n, m, words),
-    attr: popcount(m & ~(marks[at + IN_NAME] as number)) + popcount(m & ~(marks[at + IN_NAME_OR_CATEGORY] as number)),
-    exactness: popcount(m & ~(marks[at + EXACT] as number)) + popcount(m & ~(marks[at + EXPANDED] as number))
+/** Adds a bit vector to the bit-sliced counters planes[o …]: one count per bit position. */
+function add (planes: Int32Array, o: number, x: number): void {
+  for (let p = o; x !== 0; p++) {
+    const carry = (planes[p] as number) & x
+    planes[p] = (planes[p] as number) ^ x
+    x = carry
   }
 }
+
+/** The largest value of a rule's count for an n-word query. */
+function maxValue (rule: number, n: number): number {
+  return rule === TIER ? 1 : rule === WORDS ? n - 1 : 2 * n
+}
+
+/** Per rule counted over two word sets (typo, attribute, exactness): the sets a word's match must also be in. */
+const SECOND_SET = [-1, -1, NO_TYPO, -1, NAME, EXACT]
+const THIRD_SET = [-1, -1, ONE_TYPO, -1, NAME_OR_CATEGORY, EXPANDED]
+
+/** Bit planes of a rule's count for block i (every document of the block at once). */
+function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number): void {
+  // Not fill(): a builtin call per block costs more than the block's whole count.
+  for (let p = o; p < o + PLANES; p++) planes[p] = 0
+  const { bits, blocks } = ctx
+  if (rule === TIER) {
+    let text = 0
+    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[TEXT * blocks + i] as number
+    planes[o] = ~text
+    return
+  }
+  const second = (SECOND_SET[rule] as number) * blocks + i
+  const third = (THIRD_SET[rule] as number) * blocks + i
+  for (let w = 0; w < bits.length; w++) {
+    const b = bits[w] as Uint32Array
+    const any = b[i] as number
+    if (rule === WORDS) { add(planes, o, ~any); continue }
+    add(planes, o, any & ~(b[second] as number))
+    add(planes, o, any & ~(b[third] as number))
+  }
+}
+
+/** The documents of a block whose count equals v. */
+function equalTo (planes: Int32Array, o: number, width: number, within: number, v: number): number {
+  let m = within
+  for (let p = 0; p < width; p++) m &= ((v >>> p) & 1) === 1 ? planes[o + p] as number : ~(planes[o + p] as number)
+  return m
+}
+
+/**
+ * Appends to `out` the first `need` documents of the bucket `set` (blocks lo…hi, `size`
+ * documents) in ranking order, cutting it by `rule` and the rules after it, Meilisearch's
+ * bucket sort: a rule's count per document is a few bitwise operations per 32 documents
+ * (bit-sliced counters), its buckets are counted by popcount, and only buckets the page
+ * reaches are cut further. Proximity, and trust and id, are per document (rankDocuments).
+ */
+function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, rule: number, words: number, out: number[]): void {
+  const n = ctx.n
+  // Rules that cannot tell this bucket's documents apart are skipped.
+  if (rule === WORDS && n === 1) rule = TYPO
+  if (rule === PROXIMITY && words < 2) rule = ATTRIBUTE
+  if (size <= SMALL_BUCKET || rule === PROXIMITY || rule === TRUST) {
+    rankDocuments(ctx, set, lo, hi, need, rule, out)
+    return
+  }
+  const top = maxValue(rule, n)
+  const width = 32 - Math.clz32(top)
+  const planes = ctx.scratch.planes(level)
+  const counts = new Int32Array(top + 1)
+  for (let i = lo; i <= hi; i++) {
+    const within = set[i] as number
+    if (within === 0) continue
+    const o = i * PLANES
+    planesAt(ctx, rule, i, planes, o)
+    if (popcount(within) <= top) {
+      for (let x = within; x !== 0; x &= x - 1) {
+        const b = 31 - Math.clz32(x & -x)
+        let v = 0
+        for (let p = 0; p < width; p++) v |= (((planes[o + p] as number) >>> b) & 1) << p
+        counts[v] = (counts[v] as number) + 1
+      }
+    } else {
+      for (let v = 0; v <= top; v++) counts[v] = (counts[v] as number) + popcount(equalTo(planes, o, width, within, v))
+    }
+  }
+  const child = ctx.scratch.bucket(level + 1)
+  for (let v = 0; v <= top && need > 0; v++) {
+    const count = counts[v] as number
+    if (count === 0) continue
+    let first = -1
+    let last = -1
+    for (let i = lo; i <= hi; i++) {
+      const within = set[i] as number
+      const m = within === 0 ? 0 : equalTo(planes, i * PLANES, width, within, v)
+      child[i] = m
+      if (m !== 0) { if (first < 0) first = i; last = i }
+    }
+    const take = Math.min(need, count)
+    cut(ctx, level + 1, child, first, last, count, take, rule + 1, rule === WORDS ? n - v : words, out)
+    need -= take
+  }
+}
+
+/** A document's masks over the query words: matched, 0 typos, ≤ 1 typo, in name, in name or category, in text, exact, expanded. */
+function masksOf (ctx: Context, slot: number, masks: Int32Array): void {
+  for (let s = 0; s < 8; s++) masks[s] = 0
+  const i = slot >>> 5
+  const b = slot & 31
+  const { bits, blocks } = ctx
+  for (let w = 0; w < bits.length; w++) {
+    const word = bits[w] as Uint32Array
+    if ((((word[i] as number) >>> b) & 1) === 0) continue
+    const bit = 1 << w
+    masks[0] = (masks[0] as number) | bit
+    for (let s = 1; s < 8; s++) if ((((word[(MASK_SETS[s] as number) * blocks + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
+  }
+}
+/** The word sets behind each mask of masksOf. */
+const MASK_SETS = [ANY, NO_TYPO, ONE_TYPO, NAME, NAME_OR_CATEGORY, TEXT, EXACT, EXPANDED]
 
 /**
  * Proximity: for each pair of consecutive query words both matched, their closest first
  * positions in a shared attribute (reversed order one step further, capped); a pair never
  * seen together counts as the cap.
  */
-function proximityOf (scratch: Scratch, j: number, n: number, m: number, words: number): number {
-  if (n < 2) return 0
-  const positions = scratch.positions
-  const p = j * scratch.stride
+function proximityOf (ctx: Context, slot: number, m: number, words: number): number {
+  if (ctx.n < 2) return 0
   let saved = 0
-  for (let w = 0; w + 1 < n; w++) {
+  for (let w = 0; w + 1 < ctx.n; w++) {
     if (((m >>> w) & 3) !== 3) continue
+    const a = ctx.sets[w] as WordSets
+    const c = ctx.sets[w + 1] as WordSets
+    const pa = a.positionsAt(slot)
+    const pc = c.positionsAt(slot)
     let best = MAX_DISTANCE
-    for (let a = 0; a < ATTRIBUTES; a++) {
-      const storedFirst = positions[p + w * ATTRIBUTES + a] as number
-      const storedSecond = positions[p + (w + 1) * ATTRIBUTES + a] as number
+    for (let t = 0; t < ATTRIBUTES; t++) {
+      const storedFirst = a.positions[pa + t] as number
+      const storedSecond = c.positions[pc + t] as number
       if (storedFirst === 0 || storedSecond === 0) continue
       const first = FAR - storedFirst
       const second = FAR - storedSecond
@@ -307,52 +279,117 @@ function proximityOf (scratch: Scratch, j: number, n: number, m: number, words: 
   return MAX_DISTANCE * (words - 1) - saved
 }
 
+const scratchMasks = new Int32Array(8)
+
+/** The ranking criteria of a document, read off the word sets. */
+function criteria (ctx: Context, slot: number): RankedDoc {
+  const masks = scratchMasks
+  masksOf(ctx, slot, masks)
+  const m = masks[0] as number
+  const words = popcount(m)
+  return {
+    slot,
+    tier: masks[5] === 0 ? 1 : 0,
+    words,
+    typos: popcount(m & ~(masks[1] as number)) + popcount(m & ~(masks[2] as number)),
+    proximity: proximityOf(ctx, slot, m, words),
+    attr: popcount(m & ~(masks[3] as number)) + popcount(m & ~(masks[4] as number)),
+    exactness: popcount(m & ~(masks[6] as number)) + popcount(m & ~(masks[7] as number))
+  }
+}
+
 /**
- * The match numbers at rank positions [from, to) by relevance. Rule 1 (words, then typos) is
- * a counting sort over every match: its buckets after the one that reaches `to` are
- * dropped unranked. The documents left are ordered by all the rules read as one number
- * (each rule a digit of its own radix, so the number orders exactly like the rules
- * applied in turn, as Meilisearch's bucket sort does), then by id; a bounded heap keeps
- * the first `to`: the matches are never sorted, only the page is.
+ * The first `need` documents of a bucket by every rule from `rule` on, as one number per
+ * document (each rule a digit of its own radix, so the number orders exactly like the rules
+ * applied in turn), then by id rank: a bounded heap of `need`, where a document whose best
+ * possible number (its proximity at the least its matched pairs allow) is already above
+ * the heap's worst is dropped before its proximity is computed. From TRUST on, the bucket's
+ * documents tie on every rule and only trust and id are read.
  */
-function byRelevance (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, n: number, from: number, to: number): number[] {
-  const { marks, slots } = scratch
-  // Typo, attribute and exactness counts are each at most 2 per word.
-  const radix = 2 * n + 1
-  const rule1 = scratch.rule1
-  const counts = new Int32Array((n + 1) * radix)
-  for (let i = 0; i < matches.length; i++) {
-    const at = (matches[i] as number) * MARKS
-    const m = marks[at + MATCHED] as number
-    const key = (n - popcount(m)) * radix + popcount(m & ~(marks[at + NO_TYPO] as number)) + popcount(m & ~(marks[at + ONE_TYPO] as number))
-    rule1[i] = key
-    counts[key] = (counts[key] as number) + 1
+function rankDocuments (ctx: Context, set: Uint32Array, lo: number, hi: number, need: number, rule: number, out: number[]): void {
+  if (need <= 0 || lo < 0) return
+  const { n, radix, proximities, trust, idRank } = ctx
+  const tierSize = (n + 1) * radix
+  const masks = scratchMasks
+  const heapKey: number[] = []
+  const heapRank: number[] = []
+  const heapSlot: number[] = []
+  // Max-heap on (key, id rank): the worst kept document on top.
+  const above = (a: number, b: number): boolean => (heapKey[a] as number) > (heapKey[b] as number) || (heapKey[a] === heapKey[b] && (heapRank[a] as number) > (heapRank[b] as number))
+  const swap = (a: number, b: number): void => {
+    [heapKey[a], heapKey[b]] = [heapKey[b] as number, heapKey[a] as number]
+    ;[heapRank[a], heapRank[b]] = [heapRank[b] as number, heapRank[a] as number]
+    ;[heapSlot[a], heapSlot[b]] = [heapSlot[b] as number, heapSlot[a] as number]
   }
-  let last = 0
-  for (let seen = 0; last < counts.length; last++) {
-    seen += counts[last] as number
-    if (seen >= to) break
+  const down = (): void => {
+    for (let i = 0; ;) {
+      const l = 2 * i + 1
+      let largest = i
+      if (l < heapKey.length && above(l, largest)) largest = l
+      if (l + 1 < heapKey.length && above(l + 1, largest)) largest = l + 1
+      if (largest === i) return
+      swap(i, largest)
+      i = largest
+    }
   }
-  const kept = scratch.kept
-  let count = 0
-  for (let i = 0; i < matches.length; i++) if ((rule1[i] as number) <= last) kept[count++] = i
-  const proximities = MAX_DISTANCE * Math.max(0, n - 1) + 1
-  const trust = index.trust
-  const score = scratch.score
-  for (let c = 0; c < count; c++) {
-    const i = kept[c] as number
-    const j = matches[i] as number
-    const at = j * MARKS
-    const m = marks[at + MATCHED] as number
-    const proximity = n > 1 ? proximityOf(scratch, j, n, m, popcount(m)) : 0
-    const attr = popcount(m & ~(marks[at + IN_NAME] as number)) + popcount(m & ~(marks[at + IN_NAME_OR_CATEGORY] as number))
-    const exactness = popcount(m & ~(marks[at + EXACT] as number)) + popcount(m & ~(marks[at + EXPANDED] as number))
-    score[c] = ((((rule1[i] as number) * proximities + proximity) * radix + attr) * radix + exactness) * 256 + 255 - (trust[slots[j] as number] as number)
+  const offer = (key: number, rank: number, slot: number): void => {
+    if (heapKey.length < need) {
+      heapKey.push(key); heapRank.push(rank); heapSlot.push(slot)
+      for (let i = heapKey.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1
+        if (!above(i, parent)) break
+        swap(i, parent)
+        i = parent
+      }
+    } else if (key < (heapKey[0] as number) || (key === heapKey[0] && rank < (heapRank[0] as number))) {
+      heapKey[0] = key; heapRank[0] = rank; heapSlot[0] = slot
+      down()
+    }
   }
-  const ids = index.ids
-  const matchAt = (c: number): number => matches[kept[c] as number] as number
-  const ordered = firstK(count, to, score, (a, b) => (ids[slots[matchAt(a)] as number] as string) < (ids[slots[matchAt(b)] as number] as string) ? -1 : 1)
-  return ordered.slice(from).map(matchAt)
+  const full = (): boolean => heapKey.length >= need
+  for (let i = lo; i <= hi; i++) {
+    for (let x = set[i] as number; x !== 0; x &= x - 1) {
+      const slot = i * 32 + 31 - Math.clz32(x & -x)
+      const rank = idRank[slot] as number
+      const trustDigit = 255 - (trust[slot] as number)
+      if (rule === TRUST) { offer(trustDigit, rank, slot); continue }
+      masksOf(ctx, slot, masks)
+      const m = masks[0] as number
+      const words = popcount(m)
+      const rule1 = (masks[5] === 0 ? tierSize : 0) + (n - words) * radix + popcount(m & ~(masks[1] as number)) + popcount(m & ~(masks[2] as number))
+      const attr = popcount(m & ~(masks[3] as number)) + popcount(m & ~(masks[4] as number))
+      const exactness = popcount(m & ~(masks[6] as number)) + popcount(m & ~(masks[7] as number))
+      const keyWith = (proximity: number): number => (((rule1 * proximities + proximity) * radix + attr) * radix + exactness) * 256 + trustDigit
+      if (n > 1 && full()) {
+        // Each matched consecutive pair saves at most MAX_DISTANCE - 1.
+        const pairs = popcount(m & (m >>> 1) & ((2 ** (n - 1)) - 1))
+        const least = keyWith(MAX_DISTANCE * Math.max(0, words - 1) - (MAX_DISTANCE - 1) * pairs)
+        if (least > (heapKey[0] as number) || (least === heapKey[0] && rank > (heapRank[0] as number))) continue
+      }
+      offer(keyWith(n > 1 ? proximityOf(ctx, slot, m, words) : 0), rank, slot)
+    }
+  }
+  const order = heapKey.map((_, i) => i).sort((a, b) => ((heapKey[a] as number) - (heapKey[b] as number)) || ((heapRank[a] as number) - (heapRank[b] as number)))
+  for (const i of order) out.push(heapSlot[i] as number)
+}
+
+/** The first `k` matched slots in an explicit sort order (ties broken by id in the same direction). */
+function topBySort (index: MemoryIndex, scratch: Scratch, count: number, sort: ServiceSort, k: number): number[] {
+  const sign = sort.order === 'asc' ? 1 : -1
+  const numeric = sort.field === 'price' ? index.price : sort.field === 'trustScore' ? index.trust : sort.field === 'createdAt' ? index.created : undefined
+  const { slots, key } = scratch
+  const idRank = index.idRanks()
+  // Names compare as strings in the tie-break; numeric fields order by the key, then id rank.
+  for (let i = 0; i < count; i++) key[i] = numeric === undefined ? 0 : (numeric[slots[i] as number] as number) * sign
+  const nameSort = index.nameSort
+  const tie = (a: number, b: number): number => {
+    const da = slots[a] as number
+    const db = slots[b] as number
+    // Code-point order, as the store lists names (UTF-16 `<` would put U+10000 and up first).
+    const byName = numeric === undefined ? compareText(nameSort[da] as string, nameSort[db] as string) : 0
+    return (byName !== 0 ? byName : (idRank[da] as number) - (idRank[db] as number)) * sign
+  }
+  return firstK(count, k, key, tie).map((i) => slots[i] as number)
 }
 
 /**
@@ -396,52 +433,61 @@ function firstK (count: number, k: number, key: Float64Array, tie: (a: number, b
   return heap.sort(compare)
 }
 
-/** The first `k` match numbers in an explicit sort order (ties broken by id in the same direction). */
-function topBySort (index: MemoryIndex, scratch: Scratch, matches: Uint32Array, sort: ServiceSort, k: number): number[] {
-  const sign = sort.order === 'asc' ? 1 : -1
-  const numeric = sort.field === 'price' ? index.price : sort.field === 'trustScore' ? index.trust : sort.field === 'createdAt' ? index.created : undefined
-  const slots = scratch.slots
-  const slotAt = (i: number): number => slots[matches[i] as number] as number
-  // Names compare as strings in the tie-break; numeric fields order by the key.
-  const key = scratch.score
-  for (let i = 0; i < matches.length; i++) key[i] = numeric === undefined ? 0 : (numeric[slotAt(i)] as number) * sign
-  const { ids, nameSort } = index
-  const tie = (a: number, b: number): number => {
-    const da = slotAt(a)
-    const db = slotAt(b)
-    // Code-point order, as the store lists names (UTF-16 `<` would put U+10000 and up first).
-    const byName = numeric === undefined ? compareText(nameSort[da] as string, nameSort[db] as string) : 0
-    return (byName !== 0 ? byName : compareText(ids[da] as string, ids[db] as string)) * sign
-  }
-  return firstK(matches.length, k, key, tie).map((i) => matches[i] as number)
-}
-
 export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): RankResult {
   const plan = query.plan.slice(0, MAX_QUERY_WORDS)
   const n = plan.length
   const accept = index.columns.matcher(query.filter)
   if (n === 0 || accept === undefined) return { total: 0, docs: [], ...(query.facets === undefined ? {} : { facetDistribution: facetsOf(index, new Uint32Array(0), query.facets) }) }
-  scratch.begin(index.slots, n)
-  const matched = markMatches(index, plan, scratch)
-  const slots = scratch.slots
-  // Match numbers of the documents that pass the filter.
-  const kept = scratch.filtered
+  const blocks = (index.slots + 31) >>> 5
+  scratch.begin(blocks)
+  scratch.cache.begin()
+  const sets = plan.map((word) => scratch.cache.get(index, word))
+  const bits = sets.map((s) => s.bits)
+  // The matches: any word's documents, those the filter rejects cleared. Their count is the exact total.
+  const matched = scratch.bucket(0)
+  const accepted = scratch.cache.filter(index, query.filter, accept)
   let total = 0
-  for (let j = 0; j < matched; j++) if (accept(slots[j] as number)) kept[total++] = j
-  const matches = kept.subarray(0, total)
+  let lo = -1
+  let hi = -1
+  for (let i = 0; i < blocks; i++) {
+    let x = 0
+    for (const b of bits) x |= b[i] as number
+    x &= accepted[i] as number
+    matched[i] = x
+    if (x !== 0) {
+      if (lo < 0) lo = i
+      hi = i
+      total += popcount(x)
+    }
+  }
+  const radix = 2 * n + 1
+  const ctx: Context = { n, sets, bits, blocks, trust: index.trust, idRank: index.idRanks(), scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
+  // The matches as a list of slots, for an explicit sort and for facets.
+  const list = (): number => {
+    scratch.matches(total)
+    let count = 0
+    for (let i = lo; i <= hi && i >= 0; i++) for (let x = matched[i] as number; x !== 0; x &= x - 1) scratch.slots[count++] = i * 32 + 31 - Math.clz32(x & -x)
+    return count
+  }
   const { offset, limit } = query.page
   const end = Math.min(total, offset + limit)
-  let page: number[]
-  if (offset >= total) {
-    page = []
-  } else if (query.sort !== undefined) {
-    page = topBySort(index, scratch, matches, query.sort, end).slice(offset)
-  } else {
-    page = byRelevance(index, scratch, matches, n, offset, end)
+  let page: number[] = []
+  if (offset < total) {
+    if (query.sort !== undefined) {
+      const count = list()
+      page = topBySort(index, scratch, count, query.sort, end).slice(offset)
+    } else {
+      const ordered: number[] = []
+      cut(ctx, 0, matched, lo, hi, total, end, TIER, 0, ordered)
+      page = ordered.slice(offset)
+    }
   }
-  const docs: RankedDoc[] = []
-  for (const j of page) docs.push(criteria(scratch, j, n))
+  const docs = page.map((slot) => criteria(ctx, slot))
   const result: RankResult = { total, docs }
-  if (query.facets !== undefined) result.facetDistribution = facetsOf(index, matches.map((j) => slots[j] as number), query.facets)
+  if (query.facets !== undefined) {
+    // list() may grow scratch.slots: read it after.
+    const count = list()
+    result.facetDistribution = facetsOf(index, scratch.slots.subarray(0, count), query.facets)
+  }
   return result
 }

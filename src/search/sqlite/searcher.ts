@@ -71,6 +71,8 @@ export class Searcher {
         await nextTurn()
       }
       index.endBulkLoad()
+      // The id order ties are broken by, sorted once here rather than on a first search.
+      index.idRanks()
       return index
     } catch (err) {
       const { generation } = this.#meta()
@@ -151,6 +153,22 @@ export class Searcher {
     const result: SearchResult = { total: ranked.total, totalExact: true, hits }
     if (ranked.facetDistribution !== undefined) result.facetDistribution = ranked.facetDistribution
     return result
+  }
+
+  /**
+   * What a query costs before ranking (the benchmark reports it per query shape): the
+   * posting entries of its candidate terms, category lists included.
+   */
+  async postingEntries (query: SearchQuery): Promise<number> {
+    const index = await this.#current()
+    let entries = 0
+    for (const word of planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord })) {
+      for (const { term } of word.candidates) {
+        entries += index.postings.get(term)?.length ?? 0
+        for (const [code] of index.categoryTerms.get(term) ?? []) entries += index.categoryDocs[code]?.length ?? 0
+      }
+    }
+    return entries
   }
 
   /** Waits for a background compaction, if one runs (tests). */

@@ -93,7 +93,7 @@ test('sorts: the field, then the id in the same direction', async (t) => {
 
 test('index settings', async (t) => {
   const settings = indexSettings()
-  t.same(settings.searchableAttributes, ['name', 'name_ja', 'name_kana', 'categoryText', 'category_ja', 'category_kana', 'description', 'description_ja', 'description_kana'], 'name, category, description: each raw, kuromoji terms, readings')
+  t.same(settings.searchableAttributes, ['name', 'name_ja', 'name_kana', 'description', 'description_ja', 'description_kana', 'categoryText', 'category_ja', 'category_kana'], 'name, description, then category (category-only matches last among ties): each raw, kuromoji terms, readings')
   for (const attribute of ['category', 'status', 'networks', 'priceAtomic']) t.ok(settings.filterableAttributes?.includes(attribute), `${attribute} is filterable`)
   for (const attribute of ['priceAtomic', 'trustScore', 'nameSort', 'createdAt', 'id']) t.ok(settings.sortableAttributes?.includes(attribute), `${attribute} is sortable`)
   t.same(settings.rankingRules, ['sort', 'words', 'typo', 'proximity', 'attribute', 'exactness', 'trustScore:desc'])

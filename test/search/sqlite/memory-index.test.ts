@@ -140,3 +140,23 @@ test('a bulk load holds the same postings and columns as rows added one by one, 
 
   t.throws(() => { bulk.beginBulkLoad(1, 1) }, /empty index/)
 })
+
+test('id ranks follow ids as rows arrive; cached word sets never outlive a change of the index', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  const words = (...list: string[]): EncodedTerms => encodeTerms(list.map((term, position) => ({ term, position })))
+  for (const rowid of [5, 3, 9]) index.add(row(rowid, { terms: [words('quokka'), []] }))
+  const ordered = (): string[] => Array.from({ length: index.slots }, (_, slot) => slot).sort((a, b) => (index.idRanks()[a] as number) - (index.idRanks()[b] as number)).map((slot) => index.ids[slot] as string)
+  t.same(ordered(), ['svc_3', 'svc_5', 'svc_9'])
+  for (const rowid of [1, 7, 10]) index.add(row(rowid, { terms: [words('quokka'), []] }))
+  t.same(ordered(), ['svc_1', 'svc_10', 'svc_3', 'svc_5', 'svc_7', 'svc_9'], 'rows added later are placed among the others (code-point order)')
+
+  const plan: PlannedWord[] = [{ text: 'quokka', candidates: [{ term: 'quokka', kind: 'exact', typos: 0 }] }]
+  const scratch = new Scratch()
+  const page = { limit: 10, offset: 0 }
+  t.equal(rank(index, scratch, { plan, filter: {}, page }).total, 6)
+  index.add(row(11, { terms: [words('quokka'), []] }))
+  t.equal(rank(index, scratch, { plan, filter: {}, page }).total, 7, 'a document added after the word was cached is found')
+  index.remove(11)
+  t.equal(rank(index, scratch, { plan, filter: {}, page }).total, 6, 'a removed one is not')
+  t.ok(scratch.cache.bytes > 0 && scratch.cache.bytes <= scratch.cache.limit)
+})

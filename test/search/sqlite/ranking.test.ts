@@ -1,4 +1,10 @@
 import { test } from 'tap'
+import { toSearchDocument } from '../../../src/indexer/search-document.js'
+import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
+import { splitQueryWords } from '../../../src/search/analysis/analyzer.js'
+import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
+import { SqliteSearchEngine } from '../../../src/search/sqlite/engine.js'
+import { tempDataDir } from '../../helper.js'
 import { prng } from '../../../bench/generate.js'
 import { planQuery, segment } from '../../../src/search/sqlite/query-plan.js'
 import { explainMatch } from '../../../src/search/reason.js'
@@ -115,4 +121,30 @@ test('the allocation-free typo count agrees with the reference one', async (t) =
       t.equal(sameStartTypos(word, term), typosBetween(word, term), `${word} → ${term}`)
     }
   }
+})
+
+test('a service whose only link to the query is its category ranks below every service whose name or description matches', async (t) => {
+  const engine = new SqliteSearchEngine(tempDataDir(t))
+  t.teardown(() => engine.close())
+  const base = readSeedFile('demo')[0] as ReturnType<typeof readSeedFile>[number]
+  const entry = (slug: string, category: string, name: string, description: string): typeof base =>
+    ({ ...base, category, name, description, endpoint: `${base.endpoint}/${slug}` })
+  const records = seedRecords([
+    // Both query words, but only through the category's name (Weather & Climate).
+    entry('sky', 'weather', 'Sky Cast', 'Shows the clouds over a city.'),
+    entry('sky2', 'weather', 'Cloud Board', 'Rain radar tiles.'),
+    // One word, with a typo, at the end of the description, in another category.
+    entry('bond', 'finance', 'Bond Prices', 'Yields of government bonds, not the wether.'),
+    // One word in the name.
+    entry('climate', 'finance', 'Climate Risk Index', 'Scores portfolios.')
+  ], new Date().toISOString())
+  const tokenizer = await loadTokenizer()
+  await engine.apply(records.map((record, i) => toSearchDocument(record, i + 1, tokenizer)), records.length)
+  const result = await engine.search({ words: splitQueryWords('weather climate'), filter: {}, page: { limit: 10, offset: 0 }, prefixLastWord: false })
+  const names = new Map(records.map((r) => [r.id, r.name]))
+  const order = result.hits.map((hit) => names.get(hit.id))
+  t.same(order.slice(0, 2).sort(), ['Bond Prices', 'Climate Risk Index'], 'text matches first, even with fewer words and a typo')
+  t.same(order.slice(2).sort(), ['Cloud Board', 'Sky Cast'], 'category-only matches last')
+  t.ok(result.hits.every((hit, i) => i === 0 || (result.hits[i - 1]?.score as number) >= hit.score), 'scores descend with the tiers')
+  t.ok((result.hits[1]?.score as number) > (result.hits[2]?.score as number), 'the tiers have different scores')
 })
