@@ -23,30 +23,28 @@ export const LEXICON: readonly LexiconConcept[] = (data.concepts as string[][]).
 
 export const SYNONYM_GROUPS: readonly (readonly string[])[] = LEXICON.map((c) => [...new Set([...c.en, ...c.ja, ...c.readings])])
 
+// Words of multi-word entries that carry no meaning of their own (speech-to-text → speech, text).
+const PHRASE_STOPWORDS = new Set(['a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'and', 'or', 'by', 'with', 'from'])
+
 /**
  * Each single-word term → the other terms of every group it is in. Catalog queries are
  * split into words before synonyms are looked up, so only single-word entries are keys.
- * A multi-word English entry ("background removal") stands in for its group's English
- * side only when the group has no single English word: it is then expanded into its
- * words, each a synonym of the key (背景除去 → background, removal), so a listing titled
- * "Background Removal" meets 背景除去. Where a single word exists (郵便番号 → postcode), the
- * words of "postal code" are left out: "code" alone would be noise. Entries mixing scripts
- * ("qrコード") are never keys. Meilisearch, which handles multi-word synonyms itself, gets
- * every entry whole.
+ * A multi-word English entry is expanded into its words, each a synonym of the key
+ * (本人確認 → identity, verification), so a listing titled "Identity Verification" meets
+ * 本人確認; function words (to, of) are left out. Entries mixing scripts ("qrコード") are
+ * never keys, nor expanded (their Japanese half, コード, would be noise). Meilisearch,
+ * which handles multi-word synonyms itself, gets every entry whole.
  */
 export function loadSynonyms (): Map<string, string[]> {
   const isSingleWord = (entry: string): boolean => {
     const parts = splitWords(entry)
     return parts.length === 1 && parts[0] === entry
   }
-  const groups = SYNONYM_GROUPS.map((group) => {
-    const singles = group.filter(isSingleWord)
-    if (singles.some((entry) => !isJapanese(entry))) return { keys: singles, terms: singles }
-    const phraseWords = group.filter((entry) => !isSingleWord(entry) && !isJapanese(entry)).flatMap((entry) => splitWords(entry))
-    return { keys: singles, terms: [...new Set([...singles, ...phraseWords])] }
-  })
   const synonyms = new Map<string, Set<string>>()
-  for (const { keys, terms } of groups) {
+  for (const group of SYNONYM_GROUPS) {
+    const keys = group.filter(isSingleWord)
+    const phraseWords = group.filter((entry) => !isSingleWord(entry) && !isJapanese(entry)).flatMap((entry) => splitWords(entry)).filter((w) => !PHRASE_STOPWORDS.has(w))
+    const terms = [...new Set([...keys, ...phraseWords])]
     for (const key of keys) {
       const others = synonyms.get(key) ?? new Set<string>()
       for (const term of terms) if (term !== key) others.add(term)
