@@ -80,7 +80,7 @@ function joinCompounds (words: readonly QueryWord[], known: (text: string) => bo
 
 /**
  * A romaji reading or kana slip (QueryWord.expansions), ranked below the word: a reading
- * as 'romaji' (with its synonyms: honyaku → ほんやく → translation), a slip as a typo. A
+ * as 'romaji' (with its translations: honyaku → ほんやく → translation), a slip as a typo. A
  * reading the index does not hold whole (てんきよほう) matches through the words that
  * cover it entirely (テンキ, ヨホウ); one they cover only in part (いまげ) matches nothing.
  */
@@ -97,7 +97,8 @@ function addExpansion (
   }
   for (const form of expansion.forms) {
     add(form, 'romaji')
-    for (const synonym of synonyms.get(form) ?? []) addSynonym(synonym)
+    // Its translations (honyaku → translation); its Japanese spellings it meets by reading.
+    for (const synonym of synonyms.get(form) ?? []) if (!isJapanese(synonym)) addSynonym(synonym)
   }
   const [kana] = expansion.forms
   if (kana === undefined || expansion.forms.some((form) => vocabulary.has(form))) return
