@@ -116,7 +116,9 @@ export async function measureLanguages (baseDir: string, n: number, seed = 7, lo
           const started = performance.now()
           const words = c.style === 'intent' ? analyzeIntent(c.q, tokenizer).tokens : splitQueryWords(c.q)
           await engine.search({ words, filter: {}, page: { limit: 20, offset: 0 }, prefixLastWord: c.style === 'keywords' })
-          samples.push(performance.now() - started)
+          const ms = performance.now() - started
+          samples.push(ms)
+          if (ms > 10) log(`${n} ${kind}: slow query ${JSON.stringify(c.q)} ${ms.toFixed(1)} ms`)
         }
       }
     } finally {
