@@ -124,12 +124,10 @@ export function planQuery (
   const expanded: Array<QueryWord & { wholeSynonyms?: readonly string[] }> = []
   for (const word of joinCompounds(words, known)) {
     const indexed = word.forms.some((form) => vocabulary.has(form))
-    // Index words first; only when none covers any of it, pieces the lexicon knows: 雨雲レーダー
-    // finds "radar" listings through レーダー even when no listing says レーダー.
-    const inVocabulary = !indexed && isJapanese(word.text) ? segment(word.text, vocabulary) : []
-    const parts = inVocabulary.length > 0 || indexed || !isJapanese(word.text)
-      ? inVocabulary
-      : segment(word.text, vocabulary, (piece) => inIndex(piece, vocabulary) || (piece !== word.text && synonyms.has(piece)))
+    // Pieces the lexicon knows count too (雨雲レーダー finds "radar" listings through レーダー
+    // even when no listing says レーダー), but not the whole word: 天気予報 is still searched as
+    // 天気 + 予報, exact, rather than through its synonyms only.
+    const parts = !indexed && isJapanese(word.text) ? segment(word.text, vocabulary, (piece) => inIndex(piece, vocabulary) || (piece !== word.text && synonyms.has(piece))) : []
     if (parts.length === 0 || (parts.length === 1 && parts[0] === word.text)) {
       expanded.push(word)
       continue
