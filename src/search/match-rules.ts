@@ -5,8 +5,11 @@
  */
 import type { MatchKind } from './search-engine.js'
 
-/** Exactness rank of a match: exact spellings first, then expansions, then typos. */
-export const MATCH_EXACTNESS: Record<MatchKind, number> = { exact: 0, alternative: 0, synonym: 1, fragment: 1, prefix: 1, typo: 2 }
+/**
+ * Exactness rank of a match: exact spellings first, then expansions (a romaji reading ranks
+ * with synonyms, below the word as typed), then typos.
+ */
+export const MATCH_EXACTNESS: Record<MatchKind, number> = { exact: 0, alternative: 0, romaji: 1, synonym: 1, fragment: 1, prefix: 1, typo: 2 }
 
 /**
  * Meilisearch's typo rules: no typo for words of 1–4 characters, one for 5–8, two for

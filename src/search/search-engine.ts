@@ -53,6 +53,27 @@ export interface QueryWord {
    * them is a match of kind 'exact' (text) or 'alternative' (the others).
    */
   forms: string[]
+  /**
+   * Other spellings the analysis reads the word as, searched at lower weight than `forms`
+   * (docs/search.md, "Romaji and kana slips"). Engines match an expansion form like a form
+   * of the word, but rank it as the expansion's kind says: a 'romaji' reading with 0 typos
+   * as MatchKind 'romaji' (below 'exact' and 'alternative'), any expansion with typos as a
+   * 'typo' match with that count. Absent when there are none.
+   */
+  expansions?: QueryExpansion[]
+}
+
+/**
+ * A spelling of a query word in another script or one slip away: 'romaji' (a Latin word
+ * read as Japanese: tenki → てんき) or 'slip' (a kana word with a small-kana or voiced-mark
+ * slip: ほにゃく → ほんやく).
+ */
+export interface QueryExpansion {
+  kind: 'romaji' | 'slip'
+  /** Its spellings: hiragana first, then katakana (the form readings are indexed in). */
+  forms: string[]
+  /** What matching it costs: 0 for a reading of the word as typed, 1 for a slip. */
+  typos: number
 }
 
 /** One service as the index holds it (built by src/indexer/search-document.ts). */
@@ -97,13 +118,13 @@ export interface SearchQuery {
 
 /**
  * How a query word met the document: 'exact' (the word itself), 'alternative' (one of its
- * other QueryWord.forms), 'synonym' (a synonym of it), 'prefix' (the last word began a
+ * other QueryWord.forms), 'romaji' (a romaji reading from QueryWord.expansions), 'synonym' (a synonym of it), 'prefix' (the last word began a
  * longer term), 'typo' (within the typo budget, see match-rules.ts), 'fragment' (part of a
  * word met part of the other, e.g. a DocumentTerm fragment). MATCH_EXACTNESS orders them.
  * An engine that cannot tell how a match was made (only where) reports the kind it can
  * infer from the matched text; see MatchedToken.
  */
-export type MatchKind = 'exact' | 'alternative' | 'synonym' | 'prefix' | 'typo' | 'fragment'
+export type MatchKind = 'exact' | 'alternative' | 'romaji' | 'synonym' | 'prefix' | 'typo' | 'fragment'
 
 /**
  * Why a hit matched, per query word: the API builds `matchedTokens` and the `reason` line

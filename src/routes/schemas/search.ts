@@ -66,14 +66,14 @@ export const FacetDistributionSchema = Type.Object({
  * The API's names for the port's match kinds, kept from before the port was neutral:
  * an alternative form of a Japanese word is its reading, a word fragment a bigram.
  */
-const API_MATCH_KINDS = { exact: 'exact', alternative: 'reading', synonym: 'synonym', prefix: 'prefix', typo: 'typo', fragment: 'bigram' } as const satisfies Record<MatchKind, string>
+const API_MATCH_KINDS = { exact: 'exact', alternative: 'reading', romaji: 'romaji', synonym: 'synonym', prefix: 'prefix', typo: 'typo', fragment: 'bigram' } as const satisfies Record<MatchKind, string>
 type ApiMatchKind = typeof API_MATCH_KINDS[MatchKind]
 
 export const MatchSchema = Type.Object({
   word: Type.String({ description: 'Query word' }),
   term: Type.String({ description: 'Indexed term it matched' }),
   attribute: StringEnum(SEARCH_ATTRIBUTES),
-  kind: StringEnum(Object.values(API_MATCH_KINDS) as ApiMatchKind[], { description: 'exact; reading (another form of the word: kana reading, dictionary form); synonym; prefix; typo; bigram (part of a longer word)' }),
+  kind: StringEnum(Object.values(API_MATCH_KINDS) as ApiMatchKind[], { description: 'exact; reading (another form of the word: kana reading, dictionary form); romaji (a Latin word read as Japanese kana); synonym; prefix; typo; bigram (part of a longer word)' }),
   typos: Type.Integer({ minimum: 0 })
 })
 

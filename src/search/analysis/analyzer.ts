@@ -6,6 +6,7 @@
 import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, splitWords } from './normalize.js'
 import type { DocumentTerm, QueryWord } from '../search-engine.js'
 import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
+import { apostropheSpellings, withExpansions } from './expansion.js'
 
 export type QueryLanguage = 'ja' | 'en'
 
@@ -188,12 +189,27 @@ function nearestPosition (positionAt: (number | undefined)[], offset: number): n
 export function splitQueryWords (q: string): QueryWord[] {
   const seen = new Set<string>()
   const words: QueryWord[] = []
-  for (const text of splitWords(normalizeText(q))) {
+  const { text: normalized, apostrophes } = joinApostrophes(normalizeText(q))
+  for (const text of splitWords(normalized)) {
     if (seen.has(text)) continue
     seen.add(text)
-    words.push({ text, forms: [...new Set([text, katakanaSpelling(text) ?? text])] })
+    words.push(expand({ text, forms: [...new Set([text, katakanaSpelling(text) ?? text])] }, apostrophes))
   }
   return words
+}
+
+/** Romaji n' (hon'yaku) would be split at the apostrophe: join the word, remember how it was written. */
+function joinApostrophes (normalized: string): { text: string, apostrophes: Map<string, string> } {
+  const apostrophes = apostropheSpellings(normalized)
+  let text = normalized
+  for (const [joined, written] of apostrophes) text = text.replaceAll(written, joined)
+  return { text, apostrophes }
+}
+
+/** Romaji readings and kana slips (./expansion.ts), searched below the word itself. */
+function expand (word: QueryWord, apostrophes: ReadonlyMap<string, string>): QueryWord {
+  const source = apostrophes.get(word.text)
+  return withExpansions(word, source === undefined ? { englishWords: ENGLISH_FILLERS } : { source, englishWords: ENGLISH_FILLERS })
 }
 
 /**
@@ -203,7 +219,7 @@ export function splitQueryWords (q: string): QueryWord[] {
  * the request words themselves are searched rather than nothing.
  */
 export function analyzeIntent (q: string, tokenizer: JapaneseTokenizer): QueryIntent {
-  const normalized = normalizeText(q)
+  const { text: normalized, apostrophes } = joinApostrophes(normalizeText(q))
   const language: QueryLanguage = isJapanese(normalized) ? 'ja' : 'en'
   const content: QueryWord[] = []
   const fallback: QueryWord[] = []
@@ -213,7 +229,7 @@ export function analyzeIntent (q: string, tokenizer: JapaneseTokenizer): QueryIn
     const basic = token && isMeaningful(token.basic_form) ? token.basic_form : undefined
     // Inflected words are searched by dictionary form: 探して → 探す.
     const text = token && basic && INFLECTING_POS.has(token.pos) ? basic : unit.surface
-    const word: QueryWord = { text, forms: unitForms(unit, text) }
+    const word = expand({ text, forms: unitForms(unit, text) }, apostrophes)
     fallback.push(word)
     if (token ? isWeakToken(token) : ENGLISH_FILLERS.has(unit.surface)) continue
     content.push(word)

@@ -122,3 +122,35 @@ export function queryText (words: readonly QueryWord[], prefixLastWord: boolean)
 export function hasJapanese (words: readonly QueryWord[]): boolean {
   return words.some((word) => isJapanese(word.text))
 }
+
+/** At most this many queries per search: the words as analysed plus expansion variants. */
+export const MAX_QUERY_VARIANTS = 4
+/** Federation weights: a romaji reading ranks below the words typed, a slip below that. */
+export const READING_WEIGHT = 0.9
+export const SLIP_WEIGHT = 0.8
+
+/**
+ * The query's words as sent, then its expansions (QueryWord.expansions: romaji readings,
+ * kana slips) as variants Meilisearch searches alongside in one federated search, at
+ * lower weight: variant i replaces every word that has an i-th expansion by its hiragana
+ * form. Meilisearch cannot read romaji nor count a slip as one typo itself; a variant is
+ * the nearest it offers. Only the first MAX_QUERY_VARIANTS - 1 expansions are sent.
+ */
+export function queryVariants (words: readonly QueryWord[]): Array<{ words: QueryWord[], weight: number }> {
+  const variants: Array<{ words: QueryWord[], weight: number }> = [{ words: [...words], weight: 1 }]
+  for (let i = 0; variants.length < MAX_QUERY_VARIANTS; i++) {
+    let typos = 0
+    let used = false
+    const replaced = words.map((word) => {
+      const expansion = word.expansions?.[i]
+      const form = expansion?.forms[0]
+      if (expansion === undefined || form === undefined) return word
+      used = true
+      typos = Math.max(typos, expansion.typos)
+      return { text: form, forms: expansion.forms }
+    })
+    if (!used) break
+    variants.push({ words: replaced, weight: typos === 0 ? READING_WEIGHT : SLIP_WEIGHT })
+  }
+  return variants
+}

@@ -14,11 +14,11 @@
  *   expressions, `estimatedTotalHits` as the total.
  */
 import { randomUUID } from 'node:crypto'
-import { Meilisearch, MeilisearchApiError, type EnqueuedTaskPromise, type Index, type Task } from 'meilisearch'
+import { Meilisearch, MeilisearchApiError, type EnqueuedTaskPromise, type Index, type SearchParams, type Task } from 'meilisearch'
 import { SearchUnavailableError } from '../../errors.js'
-import type { IndexStats, SearchDocument, SearchEngine, SearchQuery, SearchResult } from '../search-engine.js'
+import type { IndexStats, QueryWord, SearchDocument, SearchEngine, SearchQuery, SearchResult } from '../search-engine.js'
 import { loadSynonyms } from '../synonyms.js'
-import { hasJapanese, META_ID, queryText, toMeiliDocument, type MeiliMetaDocument, type MeiliServiceDocument } from './documents.js'
+import { hasJapanese, META_ID, queryText, queryVariants, toMeiliDocument, type MeiliMetaDocument, type MeiliServiceDocument } from './documents.js'
 import { FACET_ATTRIBUTES } from './facets.js'
 import { buildFilter, buildSort, idsFilter } from './filter.js'
 import { toSearchResult, type MeiliHit } from './results.js'
@@ -177,21 +177,44 @@ export class MeilisearchEngine implements SearchEngine {
     return await this.#guard(async () => {
       const filter = buildFilter(query.filter)
       const sort = buildSort(query.sort)
-      const facets = query.facets ?? []
-      const response = await this.#searcher.index(this.#uid).search(q, {
-        offset: query.page.offset,
-        limit: query.page.limit,
+      const facets = (query.facets ?? []).map((f) => FACET_ATTRIBUTES[f])
+      const params = (words: readonly QueryWord[]): SearchParams => ({
         ...(filter === undefined ? {} : { filter }),
         ...(sort === undefined ? {} : { sort }),
-        ...(facets.length === 0 ? {} : { facets: facets.map((f) => FACET_ATTRIBUTES[f]) }),
         // Search-as-you-type keeps the first words; a sentence drops its most common words first.
         matchingStrategy: query.prefixLastWord ? 'last' : 'frequency',
-        ...(hasJapanese(query.words) ? { locales: ['jpn'] } : {}),
+        ...(hasJapanese(words) ? { locales: ['jpn' as const] } : {}),
         attributesToRetrieve: ['id', ...SEARCHABLE_ATTRIBUTES],
         showMatchesPosition: true,
         showRankingScore: true
       })
-      return toSearchResult({ ...response, hits: response.hits as MeiliHit[] }, query, this.#synonyms)
+      const variants = queryVariants(query.words)
+      if (variants.length === 1) {
+        const response = await this.#searcher.index(this.#uid).search(q, {
+          ...params(query.words),
+          offset: query.page.offset,
+          limit: query.page.limit,
+          ...(facets.length === 0 ? {} : { facets })
+        })
+        return toSearchResult({ ...response, hits: response.hits as MeiliHit[], estimatedTotalHits: response.estimatedTotalHits ?? response.hits.length }, query, this.#synonyms)
+      }
+      // Romaji readings and kana slips: one federated search, each variant at its weight
+      // (a hit found by several keeps its best weighted score; facets merged across them).
+      const response = await this.#searcher.multiSearch({
+        federation: {
+          offset: query.page.offset,
+          limit: query.page.limit,
+          ...(facets.length === 0 ? {} : { facetsByIndex: { [this.#uid]: facets }, mergeFacets: {} })
+        },
+        queries: variants.map((variant) => ({
+          indexUid: this.#uid,
+          q: queryText(variant.words, query.prefixLastWord),
+          ...params(variant.words),
+          federationOptions: { weight: variant.weight }
+        }))
+      })
+      const estimated = (response as { estimatedTotalHits?: number }).estimatedTotalHits ?? response.hits.length
+      return toSearchResult({ hits: response.hits as MeiliHit[], estimatedTotalHits: estimated, ...(response.facetDistribution === undefined ? {} : { facetDistribution: response.facetDistribution }) }, query, this.#synonyms)
     })
   }
 

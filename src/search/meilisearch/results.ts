@@ -75,6 +75,12 @@ export function classify (word: QueryWord, found: Found, options: { prefix: bool
   const forms = new Set([...word.forms, word.text, queryForm(word)].map(normalizeText).flatMap((f) => [f, katakanaToHiragana(f)]))
   const text = found.text
   if (forms.has(text)) return { kind: found.form === 'kana' ? 'alternative' : 'exact', typos: 0 }
+  // A romaji reading or kana slip (QueryWord.expansions), searched as a query variant.
+  for (const expansion of word.expansions ?? []) {
+    const spellings = expansion.forms.map(normalizeText).flatMap((f) => [f, katakanaToHiragana(f)])
+    if (spellings.includes(text)) return expansion.typos === 0 ? { kind: 'romaji', typos: 0 } : { kind: 'typo', typos: expansion.typos }
+    if (expansion.typos === 0 && spellings.some((f) => (options.synonyms.get(f) ?? []).includes(text))) return { kind: 'synonym', typos: 0 }
+  }
   for (const form of forms) {
     if ((options.synonyms.get(form) ?? []).includes(text)) return { kind: 'synonym', typos: 0 }
   }

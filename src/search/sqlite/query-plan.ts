@@ -6,7 +6,7 @@
  */
 import { isJapanese, katakanaSpelling } from '../analysis/normalize.js'
 import { MATCH_EXACTNESS } from '../match-rules.js'
-import type { MatchKind, QueryWord } from '../search-engine.js'
+import type { MatchKind, QueryExpansion, QueryWord } from '../search-engine.js'
 import type { Vocabulary } from './vocabulary.js'
 
 export interface TermCandidate {
@@ -31,7 +31,7 @@ function inIndex (text: string, vocabulary: Vocabulary): boolean {
  * characters no word covers (particles, unknown names: 東京の天気 → 天気). The vocabulary
  * holds words only, not bigrams, so the pieces are real words.
  */
-export function segment (word: string, vocabulary: Vocabulary): string[] {
+export function segment (word: string, vocabulary: Vocabulary, known: (piece: string) => boolean = (piece) => inIndex(piece, vocabulary)): string[] {
   const chars = [...word]
   const parts: string[] = []
   let i = 0
@@ -41,7 +41,7 @@ export function segment (word: string, vocabulary: Vocabulary): string[] {
       const piece = chars.slice(i, j).join('')
       // A lone kana is grammar more often than a word; a lone kanji (株, 駅) is a word.
       if (j - i === 1 && !HAN.test(piece)) break
-      if (inIndex(piece, vocabulary)) { found = j; break }
+      if (known(piece)) { found = j; break }
     }
     if (found === 0) { i++; continue }
     parts.push(chars.slice(i, found).join(''))
@@ -78,6 +78,35 @@ function joinCompounds (words: readonly QueryWord[], known: (text: string) => bo
   return out
 }
 
+/**
+ * A romaji reading or kana slip (QueryWord.expansions), ranked below the word: a reading
+ * as 'romaji' (with its translations: honyaku → ほんやく → translation), a slip as a typo. A
+ * reading the index does not hold whole (てんきよほう) matches through the words that
+ * cover it entirely (テンキ, ヨホウ); one they cover only in part (いまげ) matches nothing.
+ */
+function addExpansion (
+  expansion: QueryExpansion,
+  vocabulary: Vocabulary,
+  synonyms: ReadonlyMap<string, readonly string[]>,
+  add: (term: string, kind: MatchKind, typos?: number) => void,
+  addSynonym: (term: string) => void
+): void {
+  if (expansion.typos > 0) {
+    for (const form of expansion.forms) add(form, 'typo', expansion.typos)
+    return
+  }
+  for (const form of expansion.forms) {
+    add(form, 'romaji')
+    // Its translations (honyaku → translation); its Japanese spellings it meets by reading.
+    for (const synonym of synonyms.get(form) ?? []) if (!isJapanese(synonym)) addSynonym(synonym)
+  }
+  const [kana] = expansion.forms
+  if (kana === undefined || expansion.forms.some((form) => vocabulary.has(form))) return
+  const parts = segment(kana, vocabulary)
+  if (parts.join('') !== kana) return
+  for (const part of parts) add(vocabulary.has(part) ? part : (katakanaSpelling(part) ?? part), 'romaji')
+}
+
 export interface PlanOptions {
   /** Match the last word as a prefix too (search-as-you-type). */
   prefixLastWord: boolean
@@ -95,7 +124,10 @@ export function planQuery (
   const expanded: Array<QueryWord & { wholeSynonyms?: readonly string[] }> = []
   for (const word of joinCompounds(words, known)) {
     const indexed = word.forms.some((form) => vocabulary.has(form))
-    const parts = !indexed && isJapanese(word.text) ? segment(word.text, vocabulary) : []
+    // Pieces the lexicon knows count too (雨雲レーダー finds "radar" listings through レーダー
+    // even when no listing says レーダー), but not the whole word: 天気予報 is still searched as
+    // 天気 + 予報, exact, rather than through its synonyms only.
+    const parts = !indexed && isJapanese(word.text) ? segment(word.text, vocabulary, (piece) => inIndex(piece, vocabulary) || (piece !== word.text && synonyms.has(piece))) : []
     if (parts.length === 0 || (parts.length === 1 && parts[0] === word.text)) {
       expanded.push(word)
       continue
@@ -118,10 +150,19 @@ export function planQuery (
     // only find homophones (撮る → トリ → 取り).
     const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
     forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'alternative') })
-    for (const form of forms) {
-      for (const synonym of synonyms.get(form) ?? []) add(synonym, 'synonym')
+    const addSynonym = (synonym: string): void => {
+      add(synonym, 'synonym')
+      // kuromoji splits some compounds (スクリーン + ショット, 航空 + 券): a Japanese synonym
+      // the index does not hold whole matches through the index words covering it entirely.
+      if (!isJapanese(synonym) || inIndex(synonym, vocabulary)) return
+      const parts = segment(synonym, vocabulary)
+      if (parts.length > 1 && parts.join('') === synonym) for (const part of parts) add(part, 'synonym')
     }
-    for (const synonym of word.wholeSynonyms ?? []) add(synonym, 'synonym')
+    for (const form of forms) {
+      for (const synonym of synonyms.get(form) ?? []) addSynonym(synonym)
+    }
+    for (const synonym of word.wholeSynonyms ?? []) addSynonym(synonym)
+    for (const expansion of word.expansions ?? []) addExpansion(expansion, vocabulary, synonyms, add, addSynonym)
     // One kana or letter prefixes too much to mean anything; one kanji (株) does not.
     if (options.prefixLastWord && index === expanded.length - 1 && ([...word.text].length > 1 || HAN.test(word.text))) {
       for (const term of vocabulary.prefixed(word.text)) add(term, 'prefix')

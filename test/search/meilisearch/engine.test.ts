@@ -13,7 +13,7 @@ import { analyzeIntent, splitQueryWords } from '../../../src/search/analysis/ana
 import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
 import { SEARCH_ATTRIBUTES } from '../../../src/search/search-engine.js'
 import { loadSynonyms, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
-import { META_ID, katakanaToHiragana, queryText, toMeiliDocument, TEXT_FIELDS } from '../../../src/search/meilisearch/documents.js'
+import { META_ID, katakanaToHiragana, queryText, queryVariants, READING_WEIGHT, SLIP_WEIGHT, toMeiliDocument, TEXT_FIELDS } from '../../../src/search/meilisearch/documents.js'
 import { toFacetDistribution } from '../../../src/search/meilisearch/facets.js'
 import { buildFilter, buildSort, idsFilter, quoteFilterValue } from '../../../src/search/meilisearch/filter.js'
 import { assertSucceeded, describeMeiliError } from '../../../src/search/meilisearch/meili-engine.js'
@@ -175,6 +175,30 @@ test('matched tokens: how each query word met the hit', async (t) => {
   t.same(synonym.map((m) => [m.kind, m.term, m.attribute]), [['synonym', 'weather', 'name']], '天気 met its synonym weather in the name')
   t.same(matchedTokens(hit, splitQueryWords('stocks'), false, synonyms), [], 'a word with no match has no token')
   t.same(matchedTokens({ id: 'svc_y' }, splitQueryWords('weather'), false, synonyms), [], 'no positions, no tokens')
+})
+
+test('romaji readings and kana slips become federated query variants at lower weight', async (t) => {
+  const romaji = queryVariants(splitQueryWords('tenki api'))
+  t.same(romaji.map((v) => [queryText(v.words, true), v.weight]), [['tenki api', 1], ['てんき api', READING_WEIGHT]], 'the reading replaces the word')
+  const slip = queryVariants(splitQueryWords('ほにゃく'))
+  t.same(slip[0]?.weight, 1)
+  t.ok(slip.some((v) => queryText(v.words, true) === 'ほんやく' && v.weight === SLIP_WEIGHT), 'a slip at the slip weight')
+  t.ok(slip.length <= 4, 'at most four queries')
+  t.same(queryVariants(splitQueryWords('weather data')).length, 1, 'no expansions: one plain search')
+
+  const synonyms = loadSynonyms()
+  const hit: MeiliHit = {
+    id: 'svc_t',
+    name: '天気予報 API',
+    name_kana: 'てんき よほう',
+    description: 'ほんやく',
+    _matchesPosition: {
+      name_kana: [{ start: 0, length: Buffer.byteLength('てんき') }],
+      description: [{ start: 0, length: Buffer.byteLength('ほんやく') }]
+    }
+  }
+  t.same(matchedTokens(hit, splitQueryWords('tenki'), false, synonyms).map((m) => [m.kind, m.term]), [['romaji', 'てんき']], 'a reading match is reported as romaji')
+  t.same(matchedTokens(hit, splitQueryWords('ほにゃく'), false, synonyms).map((m) => [m.kind, m.typos]), [['typo', 1]], 'a slip as one typo')
 })
 
 test('facets in the port\'s shape: asked fields only, zero counts left out', async (t) => {
