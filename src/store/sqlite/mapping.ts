@@ -2,7 +2,7 @@
  * ServiceRecord, probes, payments and API keys <-> the SQLite store's rows. Lists and arrays are kept
  * as JSON text, booleans as 0/1, times as ISO text (they sort as they compare).
  */
-import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
@@ -98,6 +98,8 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
     paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
     usage: record.usage === null ? null : JSON.stringify(record.usage),
     claimed: record.claimed ? 1 : 0,
+    // Its own indexed column: a proof finds the origin's listings by equality.
+    origin: originOf(record.endpoint),
     serviceJson: toServiceJson(record)
   }
 }
