@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { newServiceId, SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { decideOwnership, sameRequest } from '../domain/ownership.js'
 import { listingResource } from '../domain/endpoint-url.js'
-import { originOf } from '../domain/claims.js'
+import { applyOriginClaim, originOf } from '../domain/claims.js'
 import { payToKey } from '../domain/pay-to.js'
 import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
 import { applyServicePatch, buildServiceRecord, RegistrationBodySchema, ServicePatchSchema } from '../domain/registration.js'
@@ -15,7 +15,7 @@ import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage, refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
-import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, OriginClaimedError, ServiceDisplacedError } from '../errors.js'
+import { DuplicateEndpointError, EndpointTakenError, ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 // No pattern: an id of any shape that no service has is a 404, not a 400.
@@ -210,12 +210,10 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema }
     }
   }, async (request, reply) => {
-    const built = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
-    // An origin whose owner proved control of it is listed by that owner's key only.
-    const origin = originOf(built.endpoint)
-    const proven = await app.store.provenClaim(origin)
-    if (proven !== null && proven.ownerId !== request.ownerId) throw new OriginClaimedError(`${origin} is claimed by its owner, who proved control of it on ${proven.provenAt as string}; only that key lists its endpoints`)
-    built.claimed = proven !== null
+    const unchecked = buildServiceRecord(request.body, { id: newServiceId(), ownerId: request.ownerId, now: new Date().toISOString() })
+    // An origin whose owner proved control of it is listed by that owner's key only: refused
+    // here before probing, and by the store again as it writes (a proof may land in between).
+    const built = applyOriginClaim(unchecked, await app.store.provenClaim(originOf(unchecked.endpoint)))
     // The listing's identity is the resource its 402 answer declares (so `/paid/` answering as
     // `/paid` is `/paid`); one probe, not recorded, that also decides a takeover.
     const outcome = await app.prober.probe(probeTargetOf(built))
