@@ -1,17 +1,20 @@
 /**
  * Bulk import of registration bodies (an operator seeding the catalog from a crawl): each
- * item is checked by the same schema and rules as POST /api/services, accepted items are
- * stored one transaction per batch, and every rejected item is reported with its reason.
+ * item is checked by the same schema and rules as POST /api/services (an origin whose owner
+ * proved control of it takes only that owner's listings, src/domain/claims.ts), accepted
+ * items are stored one transaction per batch, and every rejected item is reported with its
+ * reason.
  * The indexer then picks the new services up from the change feed like any registration.
  */
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
+import { applyOriginClaim, originOf, type OriginClaim } from '../domain/claims.js'
 import { newServiceId } from '../domain/ids.js'
 import { buildServiceRecord, RegistrationBodySchema, type RegistrationBody } from '../domain/registration.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { describeIssues, validator, type SchemaIssue } from '../domain/validation.js'
-import { CatalogError, DuplicateEndpointError, FileError } from '../errors.js'
+import { CatalogError, DuplicateEndpointError, FileError, OriginClaimedError } from '../errors.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
 export const DEFAULT_IMPORT_BATCH = 500
@@ -87,6 +90,16 @@ export async function importServices (store: CatalogStore, items: AsyncIterable<
   const ownerId = options.ownerId ?? null
   const summary: ImportSummary = { accepted: 0, rejected: [] }
   const endpoints = new Map<string, number>()
+  // Each origin's proven claim, read once a batch (so the map stays a batch's size); the store
+  // applies it again as it writes (a proof during the import refuses the batch, whose items
+  // are then stored one by one).
+  const proven = new Map<string, OriginClaim | null>()
+  const claimOf = async (origin: string): Promise<OriginClaim | null> => {
+    if (!proven.has(origin)) proven.set(origin, await store.provenClaim(origin))
+    return proven.get(origin) ?? null
+  }
+  const refused = (err: unknown): err is DuplicateEndpointError | OriginClaimedError =>
+    err instanceof DuplicateEndpointError || err instanceof OriginClaimedError
   let batch: Array<{ line: number, record: ServiceRecord }> = []
   let read = 0
 
@@ -96,19 +109,21 @@ export async function importServices (store: CatalogStore, items: AsyncIterable<
       await store.insertServices(batch.map((b) => b.record))
       summary.accepted += batch.length
     } catch (err) {
-      if (!(err instanceof DuplicateEndpointError)) throw err
-      // Some endpoint is already in the catalog: store the rest one by one, naming the clashes.
+      if (!refused(err)) throw err
+      // Some endpoint is already in the catalog, or its origin was claimed meanwhile: store
+      // the rest one by one, naming the refusals.
       for (const { line, record } of batch) {
         try {
           await store.insertService(record)
           summary.accepted++
         } catch (clash) {
-          if (!(clash instanceof DuplicateEndpointError)) throw clash
+          if (!refused(clash)) throw clash
           summary.rejected.push({ line, reason: clash.message })
         }
       }
     }
     batch = []
+    proven.clear()
     options.onProgress?.(read, summary.accepted, summary.rejected.length)
   }
 
@@ -116,8 +131,16 @@ export async function importServices (store: CatalogStore, items: AsyncIterable<
   for await (const entry of items) {
     read++
     if ('reason' in entry) { summary.rejected.push(entry); continue }
-    const record = checkRegistration(entry.item, ownerId, now)
-    if (typeof record === 'string') { summary.rejected.push({ line: entry.line, reason: record }); continue }
+    const checked = checkRegistration(entry.item, ownerId, now)
+    if (typeof checked === 'string') { summary.rejected.push({ line: entry.line, reason: checked }); continue }
+    let record: ServiceRecord
+    try {
+      record = applyOriginClaim(checked, await claimOf(originOf(checked.endpoint)))
+    } catch (err) {
+      if (!(err instanceof OriginClaimedError)) throw err
+      summary.rejected.push({ line: entry.line, reason: err.message })
+      continue
+    }
     // The store's identity: an import probes nothing, so each resource is its endpoint.
     const identity = `${record.method} ${record.resource}`
     const first = endpoints.get(identity)

@@ -6,7 +6,8 @@
  * every listing of that origin. Pure rules here; the routes fetch and the store moves.
  */
 import { randomBytes } from 'node:crypto'
-import { ValidationError } from '../errors.js'
+import { OriginClaimedError, ValidationError } from '../errors.js'
+import type { ServiceRecord } from './service.js'
 
 /** Where an origin publishes its claim tokens. */
 export const CLAIM_WELL_KNOWN_PATH = '/.well-known/x402-catalog'
@@ -59,6 +60,28 @@ export function canonicalOrigin (field: string, value: string): string {
 /** The origin of a canonical endpoint (its listings are claimed with it). */
 export function originOf (endpoint: string): string {
   return new URL(endpoint).origin
+}
+
+/**
+ * Who may write a listing of an origin, given the claim of the owner who proved control of it
+ * (`proven`, null when nobody has): only that owner's key, and its listings are claimed. The
+ * record as it is to be stored (`claimed` set by this rule), or OriginClaimedError for any
+ * other key (or none: a seed or an import without an owner). Every write of a listing obeys
+ * it: a registration checks it early (to answer before probing), and the stores apply it
+ * again inside the write's own transaction, so a proof landing between that check and the
+ * write cannot leave a listing its proven owner does not hold.
+ */
+export function applyOriginClaim (record: ServiceRecord, proven: OriginClaim | null): ServiceRecord {
+  assertMayList(record.ownerId, proven)
+  const claimed = proven !== null
+  return record.claimed === claimed ? record : { ...record, claimed }
+}
+
+/** The check of applyOriginClaim before a record exists (a registration refused before it probes). */
+export function assertMayList (ownerId: string | null, proven: OriginClaim | null): void {
+  if (proven !== null && proven.ownerId !== ownerId) {
+    throw new OriginClaimedError(`${proven.origin} is claimed by its owner, who proved control of it on ${proven.provenAt ?? 'an earlier date'}; only that key lists its endpoints`)
+  }
 }
 
 /**

@@ -7,8 +7,8 @@
  * a proven origin claim, and the takeover rules for an identity another listing holds.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import { DuplicateEndpointError, EndpointNotPayableError, EndpointTakenError, OriginClaimedError, ValidationError } from '../errors.js'
-import { originOf } from '../domain/claims.js'
+import { DuplicateEndpointError, EndpointNotPayableError, EndpointTakenError, ValidationError } from '../errors.js'
+import { applyOriginClaim, assertMayList, originOf } from '../domain/claims.js'
 import { listingResource } from '../domain/endpoint-url.js'
 import { newServiceId } from '../domain/ids.js'
 import { resolveNetwork } from '../domain/networks.js'
@@ -49,8 +49,9 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
   const endpoint = normalizeEndpoint(body.endpoint)
   const method = body.method ?? 'GET'
   const origin = originOf(endpoint)
+  // Refused before probing; the store checks again as it writes (a proof may land in between).
   const proven = await app.store.provenClaim(origin)
-  if (proven !== null && proven.ownerId !== ownerId) throw new OriginClaimedError(`${origin} is claimed by its owner, who proved control of it on ${proven.provenAt as string}; only that key lists its endpoints`)
+  assertMayList(ownerId, proven)
   if (body.network !== undefined && body.x402Config !== undefined && (resolveNetwork(body.network)?.id ?? body.network) !== (resolveNetwork(body.x402Config.network)?.id ?? body.x402Config.network)) {
     throw new ValidationError('network', `"${body.network}" differs from x402Config.network "${body.x402Config.network}"; send one of them`)
   }
@@ -58,8 +59,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
   const { name, description, pricing, x402Config } = body
   if (name !== undefined && description !== undefined && pricing !== undefined && x402Config !== undefined && importedFrom === undefined) {
     const category = body.category ?? app.inferCategory(listingTextOf({ name, description, tags: body.tags }))
-    const built = buildServiceRecord({ ...body, name, description, pricing, x402Config, category, method }, identity)
-    built.claimed = proven !== null
+    const built = applyOriginClaim(buildServiceRecord({ ...body, name, description, pricing, x402Config, category, method }, identity), proven)
     if (body.category === undefined) built.prefill = { fields: ['category'] }
     // The listing's identity is the resource its 402 answer declares (so `/paid/` answering as
     // `/paid` is `/paid`); one probe, not recorded, that also decides a takeover.
@@ -95,8 +95,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
     full.category = app.inferCategory(listingTextOf(full))
     fields.push('category')
   }
-  const built = buildServiceRecord(full, identity)
-  built.claimed = proven !== null
+  const built = applyOriginClaim(buildServiceRecord(full, identity), proven)
   const prefill: PrefillInfo = { fields }
   if (importedFrom !== undefined) prefill.importedFrom = importedFrom
   built.prefill = prefill

@@ -102,11 +102,16 @@ export interface CatalogStore {
    * store, enforced by the adapter atomically (a unique index, not a read-then-write). The
    * endpoint itself is not unique (GET and POST of one URL are two listings). Any other
    * refusal (an id already stored, say) is not a DuplicateEndpointError.
+   * Every write of a listing here (insert, update, displacement) obeys its origin's proven
+   * claim (applyOriginClaim, src/domain/claims.ts), read in the write's own transaction so that
+   * a proveClaim commits wholly before or after it: OriginClaimedError, storing nothing, when
+   * another owner proved control of the endpoint's origin; otherwise `claimed` is stored as
+   * that rule sets it, whatever the record said.
    */
   insertService (record: ServiceRecord): Promise<void>
   /**
    * Stores many services atomically (seeding, bulk import, benchmarks): all or nothing, a
-   * DuplicateEndpointError stores none. An id that was deleted before comes back live.
+   * DuplicateEndpointError or OriginClaimedError stores none. An id that was deleted before comes back live.
    */
   insertServices (records: readonly ServiceRecord[]): Promise<void>
   /**
@@ -139,7 +144,7 @@ export interface CatalogStore {
   provenClaim (origin: string): Promise<OriginClaim | null>
   /**
    * Atomically: marks the owner's claim of the origin proven at `at` (and no other owner's),
-   * and moves every listing of the origin (canonical endpoint starting with `origin/`) to
+   * and moves every listing of the origin (originOf its endpoint is `origin`) to
    * `ownerId` with `claimed` true, each as a new change; a transfer with `reason` is kept for
    * each listing that had another owner. Returns those listings as they were before. False
    * (null) when the owner has no claim of the origin.

@@ -11,6 +11,7 @@ import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
+import type { ServiceRecord } from '../../src/domain/service.js'
 import { build, register, tempDataDir, validBody } from '../helper.js'
 
 const run = promisify(execFile)
@@ -98,4 +99,47 @@ test('the CLI: a JSON array, endpoints already in the catalog, the summary and e
   const missing = await run(process.execPath, [CLI, 'import', join(dataDir, 'nope.json')], { env }).catch((err: { code: number, stderr: string }) => err)
   t.equal((missing as { code: number }).code, 1)
   t.match((missing as { stderr: string }).stderr, /ENOENT/)
+})
+
+test('an origin whose owner proved control of it takes only that owner\'s lines, as POST /api/services does, also when the proof lands during the import', async (t) => {
+  const store = new SqliteCatalogStore(tempDataDir(t))
+  t.teardown(() => store.close())
+  const lines = async function * (bodies: unknown[]): AsyncGenerator<{ line: number, item: unknown }> {
+    for (const [i, item] of bodies.entries()) yield { line: i + 1, item }
+  }
+  const listings = async (): Promise<ServiceRecord[]> => { const all: ServiceRecord[] = []; for await (const r of store.streamServices({})) all.push(r); return all }
+  const origin = 'https://claimed-import.example'
+  await store.issueClaim({ origin, ownerId: 'key_provider', token: 'x402c_a', createdAt: '2026-01-01T00:00:00.000Z', provenAt: null })
+  await store.proveClaim(origin, 'key_provider', '2026-01-02T00:00:00.000Z', 'published the token')
+
+  const other = await importServices(store, lines([body(1, { endpoint: `${origin}/a` }), body(2), body(3, { endpoint: `${origin}/b` })]), { ownerId: 'key_importer' })
+  t.equal(other.accepted, 1, 'the line of another origin is stored')
+  t.same(other.rejected.map((r) => r.line), [1, 3])
+  t.equal(other.rejected[0]?.reason, `endpoint: ${origin} is claimed by its owner, who proved control of it on 2026-01-02T00:00:00.000Z; only that key lists its endpoints`)
+  const unowned = await importServices(store, lines([body(4, { endpoint: `${origin}/c` })]))
+  t.same([unowned.accepted, unowned.rejected.length], [0, 1], 'an import without an owner key is refused there too')
+  const own = await importServices(store, lines([body(5, { endpoint: `${origin}/a` })]), { ownerId: 'key_provider' })
+  t.equal(own.accepted, 1, 'the proven owner imports its own listings...')
+  t.match((await listings()).filter((r) => r.endpoint.startsWith(`${origin}/`)), [{ ownerId: 'key_provider', claimed: true }], '...claimed')
+
+  // A proof between the import's check and its write, forced: the store proves the claim just before the batch is written.
+  const late = 'https://claimed-later.example'
+  await store.issueClaim({ origin: late, ownerId: 'key_provider', token: 'x402c_b', createdAt: '2026-01-01T00:00:00.000Z', provenAt: null })
+  const racing = new Proxy(store, {
+    get (target, property) {
+      if (property === 'insertServices') {
+        return async (records: readonly ServiceRecord[]) => {
+          await target.proveClaim(late, 'key_provider', '2026-01-03T00:00:00.000Z', 'published the token')
+          await target.insertServices(records)
+        }
+      }
+      const value: unknown = Reflect.get(target, property)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  })
+  const raced = await importServices(racing, lines([body(6, { endpoint: `${late}/x` }), body(7)]), { ownerId: 'key_importer' })
+  t.equal(raced.accepted, 1, 'the rest of the batch is stored')
+  t.same(raced.rejected.map((r) => r.line), [1])
+  t.match(raced.rejected[0]?.reason, `endpoint: ${late} is claimed by its owner`)
+  t.notOk((await listings()).some((r) => r.endpoint.startsWith(`${late}/`)), 'nothing of the claimed origin is stored')
 })

@@ -8,7 +8,7 @@ import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { toServiceJson, type ServiceRecord } from '../../src/domain/service.js'
 import type { ProbeOutcome } from '../../src/domain/probe.js'
 import type { CallSchema } from '../../src/domain/call-schema.js'
-import { DuplicateEndpointError } from '../../src/errors.js'
+import { DuplicateEndpointError, OriginClaimedError } from '../../src/errors.js'
 import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
 import { nameSortKey } from '../../src/domain/sort-keys.js'
@@ -560,6 +560,42 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same((await store.servicesOnOrigin('https://api.example.com', 10)).map((s) => s.id), [a.id, b.id].sort())
     t.equal((await store.servicesOnOrigin('https://api.example.com', 1)).length, 1, 'at most `limit`')
     t.same(await store.servicesOnOrigin('https://nobody.example', 10), [])
+  })
+
+  t.test('a write racing a proof of its origin: the proven owner ends up holding every listing, whichever commits first', async (t) => {
+    const store = await open(t)
+    const [a, b, c, d] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord, ServiceRecord]
+    const origin = 'https://raced.example'
+    const on = (record: ServiceRecord, path: string, ownerId: string | null): ServiceRecord =>
+      ({ ...record, endpoint: `${origin}${path}`, resource: `${origin}${path}`, ownerId })
+    await store.issueClaim({ origin, ownerId: 'key_provider', token: 'x402c_token', createdAt: NOW, provenAt: null })
+    const at = '2026-02-01T00:00:00.000Z'
+
+    // Proof first: a registration checked the origin before the proof, and writes after it
+    // (the interleaving of POST /api/services, which probes the endpoint in between).
+    t.equal(await store.provenClaim(origin), null, 'the registration\'s check: nobody has proven control yet')
+    t.same(await store.proveClaim(origin, 'key_provider', at, 'published the token'), [], 'the proof: nothing to move yet')
+    const squat = on(a, '/squat', 'key_squatter')
+    await t.rejects(store.insertService(squat), OriginClaimedError, 'the squatter\'s insert is refused')
+    const unowned = on(b, '/seeded', null)
+    await t.rejects(store.insertServices([on(c, '/fine', 'key_provider'), unowned]), OriginClaimedError, 'a batch with one such listing...')
+    t.equal(await store.countServices(), 0, '...stores none of it')
+    await store.insertService(on(c, '/own', 'key_provider'))
+    t.match(await store.getService(c.id), { ownerId: 'key_provider', claimed: true }, 'the owner\'s own write, checked before the proof, is claimed')
+
+    // Other writes racing the proof: a takeover and an update that move a listing to another key.
+    const displacement = { id: c.id, displacedBy: d.id, endpoint: `${origin}/own`, ownerId: 'key_provider', reason: 'payTo', at }
+    const held = await store.getService(c.id) as ServiceRecord
+    await t.rejects(store.displaceService(held, { ...on(d, '/own', 'key_squatter') }, displacement), OriginClaimedError, 'a takeover by another key is refused')
+    await t.rejects(store.updateService({ ...held, ownerId: 'key_squatter' }), OriginClaimedError, 'an update to another key is refused')
+    t.same(await store.getService(c.id), held, 'the owner\'s listing is unchanged')
+
+    // Insert first: a squatter's listing stored before the proof moves with it.
+    const other = 'https://raced-too.example'
+    await store.issueClaim({ origin: other, ownerId: 'key_provider', token: 'x402c_token2', createdAt: NOW, provenAt: null })
+    await store.insertService({ ...squat, endpoint: `${other}/squat`, resource: `${other}/squat` })
+    t.same((await store.proveClaim(other, 'key_provider', at, 'published the token'))?.map((r) => r.id), [squat.id])
+    t.match(await store.getService(squat.id), { ownerId: 'key_provider', claimed: true })
   })
 
   t.test('findServiceByResource and displaceService', async (t) => {

@@ -109,3 +109,36 @@ test('claims: bad input is a 4xx naming the field and changes nothing', async (t
   t.equal(unknown.json().field, 'origin')
   t.match(unknown.json().message, /POST \/api\/claims first/)
 })
+
+test('a proof landing while a squatter\'s registration probes the endpoint: the registration is refused, nothing is left to the squatter', async (t) => {
+  let token = ''
+  let probed: () => void = () => {}
+  const arrived = new Promise<void>((resolve) => { probed = resolve })
+  let release: () => void = () => {}
+  const released = new Promise<void>((resolve) => { release = resolve })
+  const answer402 = encodePaymentRequiredHeader({
+    x402Version: 2,
+    resource: { url: 'http://127.0.0.1/paid', description: '', mimeType: '' },
+    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: PROVIDER, maxTimeoutSeconds: 60, extra: {} }]
+  } as never)
+  const server = await startHttpServer((req, res) => {
+    if (req.url === '/.well-known/x402-catalog') { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ claims: [token] })); return }
+    // The registration's probe waits here until the proof is done: the race, forced.
+    probed()
+    void released.then(() => { res.writeHead(402, { 'payment-required': answer402 }).end('{}') })
+  })
+  t.teardown(server.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true, apiKeys: [API_KEY, SQUATTER_KEY] })
+  token = (await app.inject({ method: 'POST', url: '/api/claims', headers: auth(API_KEY), payload: { origin: server.origin } })).json().token as string
+
+  const registration = register(app, validBody({ endpoint: `${server.origin}/paid`, x402Config: { paymentAddress: PROVIDER, network: 'base' } }), SQUATTER_KEY)
+  await arrived
+  const verified = await app.inject({ method: 'POST', url: '/api/claims/verify', headers: auth(API_KEY), payload: { origin: server.origin } })
+  t.equal(verified.statusCode, 200, 'the proof lands after the registration checked the origin')
+  t.same(verified.json().moved, [], 'nothing listed yet')
+  release()
+  const squat = await registration
+  t.equal(squat.statusCode, 409, 'the registration, checked again as it is stored, is refused')
+  t.equal(squat.json().code, 'ORIGIN_CLAIMED')
+  t.same((await app.inject('/api/export')).json().items, [], 'no listing of the origin the squatter holds')
+})

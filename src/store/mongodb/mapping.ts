@@ -15,7 +15,7 @@ import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ApiKeyRecord } from '../catalog-store.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
-import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
 
 export interface ServiceDocument {
   _id: string
@@ -24,6 +24,8 @@ export interface ServiceDocument {
   nameSort: string
   description: string
   endpoint: string
+  /** originOf(endpoint): a proof finds the origin's listings by equality (index origin_id). */
+  origin: string
   /** With `method`, the listing's identity: unique together (index resource_method_unique). */
   resource: string
   method: HttpMethod
@@ -177,6 +179,7 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     nameSort: nameSortKey(record.name),
     description: record.description,
     endpoint: record.endpoint,
+    origin: originOf(record.endpoint),
     resource: record.resource,
     method: record.method,
     category: record.category,

@@ -19,7 +19,7 @@ import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
 import { refreshedText } from '../../domain/prefill.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
 import type { HttpMethod } from '../../domain/http-method.js'
-import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { applyOriginClaim, originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
@@ -174,6 +174,20 @@ export class MongoCatalogStore implements CatalogStore {
     return fromLong(counter.seq, 'seq') - count + 1
   }
 
+  /**
+   * `records` as their origins' proven claims let them be written (applyOriginClaim), read in
+   * the write's transaction. Every listing write also increments the change counter, and so
+   * does every proof (proveClaim), so a proof and a write that overlap conflict and one of them
+   * retries after the other committed: a proof lands wholly before or after the write.
+   */
+  async #underOriginClaims (session: ClientSession, records: readonly ServiceRecord[]): Promise<ServiceRecord[]> {
+    const origins = [...new Set(records.map((record) => originOf(record.endpoint)))]
+    const docs = await this.#claims.find({ origin: { $in: origins }, provenAt: { $ne: null } }, { session, sort: { provenAt: 1 } }).toArray()
+    // Newest proof last, so it is the one kept per origin.
+    const proven = new Map(docs.map((doc) => [doc.origin, fromOriginClaimDocument(doc)]))
+    return records.map((record) => applyOriginClaim(record, proven.get(originOf(record.endpoint)) ?? null))
+  }
+
   async insertService (record: ServiceRecord): Promise<void> {
     await this.insertServices([record])
   }
@@ -182,8 +196,9 @@ export class MongoCatalogStore implements CatalogStore {
     if (records.length === 0) return
     try {
       await this.#transaction(async (session) => {
+        const stored = await this.#underOriginClaims(session, records)
         const first = await this.#reserve(session, records.length)
-        await this.#services.insertMany(records.map((record, i) => toServiceDocument(record, first + i)), { session, ordered: true })
+        await this.#services.insertMany(stored.map((record, i) => toServiceDocument(record, first + i)), { session, ordered: true })
         // A service registered again under a deleted id is live, not deleted.
         await this.#tombstones.deleteMany({ _id: { $in: records.map((r) => r.id) } }, { session })
       })
@@ -196,8 +211,9 @@ export class MongoCatalogStore implements CatalogStore {
     try {
       return await this.#transaction(async (session) => {
         if (await this.#services.countDocuments({ _id: { $eq: record.id } }, { session, limit: 1 }) === 0) return false
+        const [stored] = await this.#underOriginClaims(session, [record]) as [ServiceRecord]
         const seq = await this.#reserve(session, 1)
-        await this.#services.replaceOne({ _id: { $eq: record.id } }, toServiceDocument(record, seq), { session })
+        await this.#services.replaceOne({ _id: { $eq: record.id } }, toServiceDocument(stored, seq), { session })
         return true
       })
     } catch (err) {
@@ -224,9 +240,10 @@ export class MongoCatalogStore implements CatalogStore {
       return await this.#transaction(async (session) => {
         const current = await this.#services.findOne({ _id: { $eq: holder.id }, endpoint: { $eq: holder.endpoint } }, { session, projection: { updatedAt: 1 } })
         if (current === null || current.updatedAt.toISOString() !== holder.updatedAt) return false
+        const [stored] = await this.#underOriginClaims(session, [record]) as [ServiceRecord]
         await this.#deleteIn(session, holder.id)
         const seq = await this.#reserve(session, 1)
-        await this.#services.insertOne(toServiceDocument(record, seq), { session })
+        await this.#services.insertOne(toServiceDocument(stored, seq), { session })
         await this.#tombstones.deleteOne({ _id: { $eq: record.id } }, { session })
         await this.#displacements.replaceOne({ _id: displacement.id }, {
           displacedBy: displacement.displacedBy,
@@ -273,13 +290,13 @@ export class MongoCatalogStore implements CatalogStore {
       if (proven.matchedCount === 0) return null
       // One proven owner per origin: the newest proof (a domain changes hands).
       await this.#claims.updateMany({ origin: { $eq: origin }, ownerId: { $ne: ownerId } }, { $set: { provenAt: null } }, { session })
-      // Canonical endpoints are the origin, '/', then the path: an anchored prefix is exactly the origin.
-      const prefix = new RegExp(`^${`${origin}/`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
-      const docs = await this.#services.find({ endpoint: { $regex: prefix }, $or: [{ ownerId: { $ne: ownerId } }, { claimed: { $ne: true } }] }, { session, sort: { _id: 1 } }).toArray()
+      const docs = await this.#services.find({ origin: { $eq: origin }, $or: [{ ownerId: { $ne: ownerId } }, { claimed: { $ne: true } }] }, { session, sort: { _id: 1 } }).toArray()
+      // At least one number, also with nothing to move: the counter write is what makes a
+      // listing write of this origin running meanwhile conflict with the proof (#underOriginClaims).
+      const first = await this.#reserve(session, Math.max(1, docs.length))
       const moved: ServiceRecord[] = []
-      for (const doc of docs) {
-        const seq = await this.#reserve(session, 1)
-        await this.#services.updateOne({ _id: { $eq: doc._id } }, { $set: { ownerId, claimed: true, updatedAt: when, seq: toLong(seq, 'seq') } }, { session })
+      for (const [i, doc] of docs.entries()) {
+        await this.#services.updateOne({ _id: { $eq: doc._id } }, { $set: { ownerId, claimed: true, updatedAt: when, seq: toLong(first + i, 'seq') } }, { session })
         if (doc.ownerId === ownerId) continue
         await this.#transfers.insertOne({ serviceId: doc._id, fromOwnerId: doc.ownerId, toOwnerId: ownerId, origin, reason, at: when }, { session })
         moved.push(fromServiceDocument(doc))

@@ -66,7 +66,7 @@ const USAGE_SCHEMA: Document = {
 export const SERVICE_VALIDATOR: Document = {
   $jsonSchema: {
     bsonType: 'object',
-    required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'resource', 'method', 'category', 'currency', 'priceAtomic',
+    required: ['_id', 'seq', 'name', 'nameSort', 'description', 'endpoint', 'origin', 'resource', 'method', 'category', 'currency', 'priceAtomic',
       'freeQuota', 'paymentAddress', 'payToKey', 'network', 'supportedChains', 'status', 'trustScore', 'uptimeScore', 'lastChecked',
       'usage', 'paymentRequirements', 'ownerId', 'claimed', 'tags', 'prefill', 'createdAt', 'updatedAt', 'nextProbeAt'],
     additionalProperties: false,
@@ -77,6 +77,8 @@ export const SERVICE_VALIDATOR: Document = {
       nameSort: string,
       description: string,
       endpoint: string,
+      // originOf(endpoint) (src/domain/claims.ts): what a proof of the origin finds its listings by.
+      origin: string,
       resource: string,
       method: { enum: [...HTTP_METHODS] },
       category: string,
@@ -258,7 +260,7 @@ export const VALIDATORS: Record<string, Document> = {
  * at open (mongo-store.ts, migrateServices).
  */
 export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed', 'tags', 'prefill'] as const
+const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed', 'tags', 'prefill', 'origin'] as const
 
 /**
  * The validator while services are migrated: either layout, and any document half-way
@@ -311,6 +313,13 @@ export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
         claimed: { $ifNull: ['$claimed', false] },
         tags: { $ifNull: ['$tags', []] },
         prefill: { $ifNull: ['$prefill', null] },
+        // originOf(endpoint): a canonical endpoint is its origin, then '/' and the path, so the
+        // origin is the text before the first '/' after "://".
+        origin: {
+          $ifNull: ['$origin', {
+            $substrCP: ['$endpoint', 0, { $indexOfCP: ['$endpoint', '/', { $add: [{ $indexOfCP: ['$endpoint', '://'] }, 3] }] }]
+          }]
+        },
         payToKey: {
           $cond: [
             { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
@@ -351,7 +360,7 @@ export const EQUALITY_FILTER_KEYS = {
  * answered from the same index (COUNT_SCAN). A second filter (category and status) is
  * applied while walking; `{priceAtomic, _id}` also serves "maxPrice" ranges sorted by price.
  * `supportedChains` is an array: those indexes are multikey, which still provides the sort
- * for an equality match on the chain. 16 list indexes, 21 in all, well under MongoDB's 64 per collection;
+ * for an equality match on the chain. 16 list indexes, 22 in all, well under MongoDB's 64 per collection;
  * registrations are rare next to reads.
  */
 export function serviceIndexes (): IndexDescription[] {
@@ -361,6 +370,8 @@ export function serviceIndexes (): IndexDescription[] {
     // A listing's identity (src/domain/service.ts); the endpoint alone is no longer unique.
     { key: { resource: 1, method: 1 }, name: 'resource_method_unique', unique: true },
     { key: { seq: 1 }, name: 'seq_unique', unique: true },
+    // A proof of an origin: its listings, in id order (proveClaim).
+    { key: { origin: 1, _id: 1 }, name: 'origin_id' },
     // The prober's queue: due services, soonest first (null, i.e. due now, sorts first).
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
     // An origin's listings (origin import): a range on the canonical endpoint.

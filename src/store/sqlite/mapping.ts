@@ -2,7 +2,7 @@
  * ServiceRecord, probes, payments and API keys <-> the SQLite store's rows. Lists and arrays are kept
  * as JSON text, booleans as 0/1, times as ISO text (they sort as they compare).
  */
-import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { CallSchema, DiscoveryFields } from '../../domain/call-schema.js'
 import type { PrefillInfo } from '../../domain/listing-text.js'
@@ -109,6 +109,8 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
     ...discoveryParams(record),
     tags: JSON.stringify(record.tags),
     prefill: record.prefill === null ? null : JSON.stringify(record.prefill),
+    // Its own indexed column: a proof finds the origin's listings by equality.
+    origin: originOf(record.endpoint),
     serviceJson: toServiceJson(record)
   }
 }

@@ -4,6 +4,7 @@
  * layout (idempotent: every step checks before it changes anything).
  */
 import type Database from 'better-sqlite3'
+import { originOf } from '../../domain/claims.js'
 import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
 
@@ -169,7 +170,10 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   ['bazaar_extension', 'TEXT'],
   // Keywords (JSON array) and which fields were prefilled from the endpoint's 402 answer (PrefillInfo as JSON).
   ['tags', "TEXT NOT NULL DEFAULT '[]'"],
-  ['prefill', 'TEXT']
+  ['prefill', 'TEXT'],
+  // originOf(endpoint), indexed: a proof finds the origin's listings by equality ('' until
+  // fillOrigins has made it, in a store from before the column).
+  ['origin', "TEXT NOT NULL DEFAULT ''"]
 ]
 
 /** Columns of earlier builds that nothing reads any more. */
@@ -178,6 +182,7 @@ const DROPPED_COLUMNS = ['tx_count', 'total_revenue']
 /** Indexes on added columns: created after the columns exist in old stores. */
 const LATE_INDEXES = `CREATE UNIQUE INDEX IF NOT EXISTS services_resource_method ON services(resource, method);
 CREATE INDEX IF NOT EXISTS services_endpoint ON services(endpoint);
+CREATE INDEX IF NOT EXISTS services_origin ON services(origin);
 CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
 CREATE INDEX IF NOT EXISTS services_network_pay_to ON services(network, ${PAY_TO_KEY_SQL}, id);
 DROP INDEX IF EXISTS services_trust;
@@ -190,6 +195,7 @@ export function migrate (db: Database.Database): void {
   addMissingColumns(db)
   if (rebuildWithResource(db)) db.exec(SCHEMA)
   db.exec(LATE_INDEXES)
+  fillOrigins(db)
   refreshServiceJson(db)
   // Fresh planner statistics, so filters pick the selective index (cheap when nothing changed).
   db.pragma('optimize = 0x10002')
@@ -235,6 +241,22 @@ function rebuildWithResource (db: Database.Database): boolean {
     db.pragma(`foreign_keys = ${foreignKeys}`)
   }
   return true
+}
+
+/**
+ * Gives the rows of a store from before the origin column their origin (originOf, the rule
+ * the writes use), in batches, each its own transaction; found by the column's index, so a
+ * store that has them all costs one index probe.
+ */
+function fillOrigins (db: Database.Database): void {
+  const batch = db.prepare("SELECT rowid, endpoint FROM services WHERE origin = '' LIMIT 1000")
+  const write = db.prepare('UPDATE services SET origin = ? WHERE rowid = ?')
+  const fill = db.transaction((): number => {
+    const rows = batch.all() as Array<{ rowid: number, endpoint: string }>
+    for (const row of rows) write.run(originOf(row.endpoint), row.rowid)
+    return rows.length
+  }).immediate
+  while (fill() > 0);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 } from '../../domain/payment.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
-import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { applyOriginClaim, originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
 import { refreshedText } from '../../domain/prefill.js'
@@ -104,15 +104,15 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     this.#listThread = options.listThread === true ? new ListThread(dataDir) : undefined
     this.#insert = this.#statement(`
-      INSERT INTO services (id, seq, name, name_sort, description, endpoint, resource, method, category, currency, price_atomic,
+      INSERT INTO services (id, seq, name, name_sort, description, endpoint, origin, resource, method, category, currency, price_atomic,
         free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
         usage, payment_requirements, owner_id, claimed, call_schema, bazaar_extension, tags, prefill, created_at, updated_at, service_json)
-      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @resource, @method,
+      VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @origin, @resource, @method,
         @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
         @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @callSchema, @bazaarExtension, @tags, @prefill, @createdAt, @updatedAt, @serviceJson)`)
     this.#update = this.#statement(`
       UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
-        endpoint = @endpoint, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
+        endpoint = @endpoint, origin = @origin, resource = @resource, method = @method, category = @category, currency = @currency, price_atomic = @priceAtomic,
         free_quota = @freeQuota, payment_address = @paymentAddress, network = @network, supported_chains = @supportedChains,
         status = @status, trust_score = @trustScore, uptime_score = @uptimeScore, last_checked = @lastChecked,
         usage = @usage, payment_requirements = @paymentRequirements,
@@ -122,7 +122,8 @@ export class SqliteCatalogStore implements CatalogStore {
     this.#insertMany = this.#writeTransaction((records: readonly ServiceRecord[]) => {
       for (const record of records) this.#insertOne(record)
     })
-    this.#updateOne = this.#writeTransaction((record: ServiceRecord): boolean => {
+    this.#updateOne = this.#writeTransaction((written: ServiceRecord): boolean => {
+      const record = this.#underOriginClaim(written)
       if (!this.#uniqueEndpoint(() => this.#update.run(toParams(record)), record)) return false
       this.#statement('DELETE FROM service_chains WHERE service_id = ?').run(record.id)
       for (const chain of record.supportedChains) this.#insertChain.run(record.id, chain)
@@ -151,9 +152,7 @@ export class SqliteCatalogStore implements CatalogStore {
       if (this.#statement('UPDATE origin_claims SET proven_at = ? WHERE origin = ? AND owner_id = ?').run(at, origin, ownerId).changes === 0) return null
       // One proven owner per origin: the newest proof (a domain changes hands).
       this.#statement('UPDATE origin_claims SET proven_at = NULL WHERE origin = ? AND owner_id != ?').run(origin, ownerId)
-      // Canonical endpoints are the origin, '/', then the path: a prefix is exactly the origin.
-      const prefix = `${origin}/`
-      const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE substr(endpoint, 1, ?) = ? ORDER BY id`).all(prefix.length, prefix) as RecordValues[]
+      const rows = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE origin = ? ORDER BY id`).all(origin) as RecordValues[]
       const moved: ServiceRecord[] = []
       for (const record of rows.map((row) => fromValues(row))) {
         if (record.ownerId === ownerId && record.claimed) continue
@@ -304,7 +303,21 @@ export class SqliteCatalogStore implements CatalogStore {
     }
   }
 
-  #insertOne (record: ServiceRecord): void {
+  /**
+   * `record` as the origin's proven claim lets it be written (applyOriginClaim), read in the
+   * caller's write transaction: a proof commits wholly before or after it, never between.
+   */
+  #underOriginClaim (record: ServiceRecord): ServiceRecord {
+    return applyOriginClaim(record, this.#provenClaimOf(originOf(record.endpoint)))
+  }
+
+  #provenClaimOf (origin: string): OriginClaim | null {
+    const row = this.#statement('SELECT * FROM origin_claims WHERE origin = ? AND proven_at IS NOT NULL ORDER BY proven_at DESC LIMIT 1').get(origin) as ClaimRow | undefined
+    return row === undefined ? null : fromClaimRow(row)
+  }
+
+  #insertOne (written: ServiceRecord): void {
+    const record = this.#underOriginClaim(written)
     this.#uniqueEndpoint(() => this.#insert.run(toParams(record)), record)
     // An id that comes back (a demo service re-seeded) is live again: its tombstone goes.
     this.#statement('DELETE FROM service_tombstones WHERE id = ?').run(record.id)
@@ -339,8 +352,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async provenClaim (origin: string): Promise<OriginClaim | null> {
-    const row = this.#statement('SELECT * FROM origin_claims WHERE origin = ? AND proven_at IS NOT NULL ORDER BY proven_at DESC LIMIT 1').get(origin) as ClaimRow | undefined
-    return row === undefined ? null : fromClaimRow(row)
+    return this.#provenClaimOf(origin)
   }
 
   async proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null> {

@@ -9,6 +9,7 @@ import { test } from 'tap'
 import { BSON, Decimal128, Long, MongoBulkWriteError, MongoServerError, ObjectId } from 'mongodb'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
+import { originOf } from '../../../src/domain/claims.js'
 import type { PaymentRecord, ServiceUsage } from '../../../src/domain/payment.js'
 import { SORT_FIELDS } from '../../../src/domain/catalog-query.js'
 import { DuplicateEndpointError } from '../../../src/errors.js'
@@ -229,20 +230,20 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   check('chain payTos', PAY_TO_SCAN_VALIDATOR, [scan])
 })
 
-/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey (nor resource and claimed, newer still). */
+/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey (nor resource, claimed and origin, newer still). */
 function oldServiceDocument (r: ServiceRecord): Record<string, unknown> {
-  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, ...rest } = toServiceDocument(r, 4)
+  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, origin: _origin, ...rest } = toServiceDocument(r, 4)
   return { ...rest, txCount: Long.fromNumber(42), totalRevenue: Decimal128.fromString('1.25') }
 }
 
 /** The earlier build's validator: this one's with txCount/totalRevenue in place of usage/payToKey. */
 function oldServiceValidator (): Record<string, unknown> {
   const schema = jsonSchema(SERVICE_VALIDATOR)
-  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, ...properties } = schema.properties ?? {}
+  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, origin: _origin, ...properties } = schema.properties ?? {}
   return {
     $jsonSchema: {
       ...schema,
-      required: [...(schema.required ?? []).filter((f) => !['usage', 'payToKey', 'resource', 'claimed'].includes(f)), 'txCount', 'totalRevenue'],
+      required: [...(schema.required ?? []).filter((f) => !['usage', 'payToKey', 'resource', 'claimed', 'origin'].includes(f)), 'txCount', 'totalRevenue'],
       properties: { ...properties, txCount: { bsonType: 'long', minimum: 0 }, totalRevenue: { bsonType: 'decimal' } }
     }
   }
@@ -259,7 +260,10 @@ function evaluate (expr: unknown, doc: Record<string, unknown>): unknown {
     case '$ifNull': return a[0] ?? a[1]
     case '$cond': return a[0] === true ? a[1] : a[2]
     case '$eq': return a[0] === a[1]
-    case '$substrCP': return (a[0] as string).slice(a[1] as number, (a[1] as number) + (a[2] as number))
+    case '$substrCP': return [...(a[0] as string)].slice(a[1] as number, (a[1] as number) + (a[2] as number)).join('')
+    // Code points, as MongoDB counts them; -1 when absent.
+    case '$indexOfCP': { const cps = [...(a[0] as string)]; const needle = [...(a[1] as string)]; for (let i = (a[2] as number | undefined) ?? 0; i + needle.length <= cps.length; i++) if (cps.slice(i, i + needle.length).join('') === a[1]) return i; return -1 }
+    case '$add': return (a as number[]).reduce((x, y) => x + y, 0)
     case '$toLower': return (a[0] as string).toLowerCase()
     default: throw new Error(`the test's evaluator does not know ${op}`)
   }
@@ -303,6 +307,11 @@ test('services of the earlier build: migrated at open, no update of an old docum
   t.same(violations(final, migrated), [], 'admitted by the final validator: the second pass after it is safe')
   t.equal(migrated?.payToKey, '0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b')
   t.equal(runMigration(oldServiceDocument(solana))?.payToKey, solana.paymentAddress, 'a Solana address is kept as it is')
+  for (const endpoint of ['https://api.example.com/v1/x?q=1', 'http://127.0.0.1:8080/', 'http://[::1]:3000/a/b', 'https://例え.jp/天気', 'https://xn--r8jz45g.jp/%E5%A4%A9']) {
+    const canonical = new URL(endpoint).href
+    t.equal(runMigration(oldServiceDocument({ ...evm, endpoint: canonical }))?.origin, originOf(canonical), `origin of ${canonical}: originOf's`)
+  }
+  t.ok(serviceIndexes().some((index) => Object.keys(index.key as object).join() === 'origin,_id'), 'a proof finds an origin\'s listings by equality on an index, in id order')
   const measured = { ...old, usage: toUsageDocument(usage) }
   t.same(runMigration(measured)?.usage, toUsageDocument(usage), 'a usage written meanwhile is not reset')
   t.equal(runMigration(toServiceDocument(evm, 5) as unknown as Record<string, unknown>), null, 'a document in this layout is not touched (a second run changes nothing)')

@@ -6,6 +6,7 @@ import { test } from 'tap'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { SqliteCatalogStore, STORE_FILE } from '../../../src/store/sqlite/store.js'
+import type { ServiceRecord } from '../../../src/domain/service.js'
 import { demoRecords } from '../../contract/catalog-store.contract.js'
 import { tempDataDir } from '../../helper.js'
 
@@ -60,4 +61,30 @@ test('a store from before listing identities opens: each resource is its endpoin
   await t.rejects(store.insertService({ ...post, id: 'svc_yyyyyyyyyyyyyyyyyyyyyyyy' }), { code: 'DUPLICATE_ENDPOINT' }, 'the same identity is refused')
   const chain = first.supportedChains[0] as string
   t.ok((await store.listServices({ chain }, { field: 'createdAt', order: 'desc' }, { limit: 50, offset: 0 })).items.some((s) => s.id === first.id), 'the chain filter still finds it')
+})
+
+test('a store from before the origin column opens: each listing gets its origin, indexed, and a proof finds them by it', async (t) => {
+  const dir = tempDataDir(t)
+  const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+  const origin = 'https://old.example:8443'
+  const onOrigin = [{ ...a, endpoint: `${origin}/x`, resource: `${origin}/x`, ownerId: 'key_squatter' }, { ...b, endpoint: `${origin}/y?q=1`, resource: `${origin}/y?q=1`, ownerId: null }]
+  const fresh = new SqliteCatalogStore(dir)
+  await fresh.insertServices([...onOrigin, c])
+  await fresh.close()
+
+  const db = new Database(join(dir, STORE_FILE))
+  db.exec('DROP INDEX services_origin')
+  db.exec('ALTER TABLE services DROP COLUMN origin')
+  db.close()
+
+  const store = new SqliteCatalogStore(dir)
+  t.teardown(async () => { await store.close() })
+  const check = new Database(join(dir, STORE_FILE), { readonly: true })
+  t.teardown(() => check.close())
+  t.same(check.prepare('SELECT id, origin FROM services ORDER BY id').all(),
+    [...onOrigin, c].map((record) => ({ id: record.id, origin: new URL(record.endpoint).origin })).sort((x, y) => (x.id < y.id ? -1 : 1)), 'every origin filled')
+  t.match(check.pragma('index_info(services_origin)'), [{ name: 'origin' }], 'the column has its index')
+  await store.issueClaim({ origin, ownerId: 'key_provider', token: 'x402c_t', createdAt: a.createdAt, provenAt: null })
+  t.same((await store.proveClaim(origin, 'key_provider', '2026-02-01T00:00:00.000Z', 'published'))?.map((r) => r.id).sort(), onOrigin.map((r) => r.id).sort())
+  t.match(await store.getService(c.id), { ownerId: c.ownerId, claimed: false }, 'another origin untouched')
 })
