@@ -15,6 +15,18 @@ export const SENTENCE_KINDS: readonly QueryKind[] = ['ja-sentence', 'en-sentence
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 const JAPANESE_RUN = /[\p{Script=Han}\p{Script=Katakana}ー]{2,6}/gu
 
+/** One typo inside `word` (never its first letter): a substitution, a deletion or a transposition. */
+function typo (word: string, random: () => number): string {
+  const chars = [...word]
+  const i = 1 + Math.floor(random() * (chars.length - 2))
+  const roll = random()
+  const letters = [...LETTERS].filter((c) => c !== chars[i])
+  if (roll < 0.4) chars[i] = letters[Math.floor(random() * letters.length)] as string
+  else if (roll < 0.7) chars.splice(i, 1)
+  else [chars[i], chars[i + 1]] = [chars[i + 1] as string, chars[i] as string]
+  return chars.join('')
+}
+
 export function queryStream (entries: readonly SeedEntry[], perKind: number, seed = 11): Map<QueryKind, string[]> {
   const random = prng(seed)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
@@ -27,15 +39,7 @@ export function queryStream (entries: readonly SeedEntry[], perKind: number, see
   const words = [...english]
   const long = (min: number, max = Infinity): string[] => words.filter((w) => w.length >= min && w.length <= max)
   const jaWords = [...japanese]
-  const edit = (word: string): string => {
-    const chars = [...word]
-    const i = 1 + Math.floor(random() * (chars.length - 2))
-    const roll = random()
-    if (roll < 0.4) chars[i] = pick([...LETTERS].filter((c) => c !== chars[i]))
-    else if (roll < 0.7) chars.splice(i, 1)
-    else [chars[i], chars[i + 1]] = [chars[i + 1] as string, chars[i] as string]
-    return chars.join('')
-  }
+  const edit = (word: string): string => typo(word, random)
   const makers: Record<QueryKind, () => string> = {
     english: () => pick(words),
     typo1: () => edit(pick(long(5, 8))),
@@ -115,15 +119,7 @@ export function shapeStream (entries: readonly SeedEntry[], perShape: number, se
     while (words.size < count) words.add(pick(english))
     return [...words]
   }
-  const edit = (word: string): string => {
-    const chars = [...word]
-    const i = 1 + Math.floor(random() * (chars.length - 2))
-    const roll = random()
-    if (roll < 0.4) chars[i] = pick([...LETTERS].filter((c) => c !== chars[i]))
-    else if (roll < 0.7) chars.splice(i, 1)
-    else [chars[i], chars[i + 1]] = [chars[i + 1] as string, chars[i] as string]
-    return chars.join('')
-  }
+  const edit = (word: string): string => typo(word, random)
   const makers: Record<Shape, () => string> = {
     'common-word': () => pick(english),
     'common-2-3': () => distinct(2 + Math.floor(random() * 2)).join(' '),
