@@ -83,10 +83,10 @@ test('address guard: an allowlist of global unicast, table by table', async (t) 
 test('parsing: v2 header, v1 body, and clear reasons for broken answers', async (t) => {
   const v2 = { x402Version: 2, error: 'Payment required', resource: { url: 'https://a.example/x', description: '', mimeType: '' }, accepts: [{ ...ENTRY, extra: { name: 'USD Coin', version: '2' } }] }
   const header = encodePaymentRequiredHeader(v2 as never)
-  t.same(parsePaymentAnswer(header, null), { ok: true, x402Version: 2, accepts: [{ ...ENTRY, extra: { name: 'USD Coin', version: '2' } }], resource: 'https://a.example/x' })
+  t.same(parsePaymentAnswer(header, null), { ok: true, x402Version: 2, accepts: [{ ...ENTRY, extra: { name: 'USD Coin', version: '2' } }], resource: 'https://a.example/x', declaring: v2 }, 'the answer as sent is kept for reading its discovery declaration')
 
   const v1 = { x402Version: 1, error: 'X-PAYMENT header is required', accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1000', resource: 'https://a.example/x', description: '', mimeType: '', payTo: PAY_TO, maxTimeoutSeconds: 60, asset: BASE_USDC }] }
-  t.same(parsePaymentAnswer(undefined, JSON.stringify(v1)), { ok: true, x402Version: 1, accepts: [ENTRY], resource: 'https://a.example/x' }, 'v1 network names become CAIP-2, maxAmountRequired becomes amount')
+  t.same(parsePaymentAnswer(undefined, JSON.stringify(v1)), { ok: true, x402Version: 1, accepts: [ENTRY], resource: 'https://a.example/x', declaring: v1 }, 'v1 network names become CAIP-2, maxAmountRequired becomes amount')
 
   t.match(parsePaymentAnswer('!!not base64!!', null), { ok: false, reason: /invalid PAYMENT-REQUIRED header: not base64/ })
   t.match(parsePaymentAnswer(Buffer.from('{"x402Version":2}').toString('base64'), null), { ok: false, reason: /^invalid PAYMENT-REQUIRED header: / })
