@@ -17,7 +17,8 @@ test('a 201 survives kill -9 right after it; SIGTERM closes gracefully', async (
   const first = await startServer(env)
   const created = await post(first.url, validBody({ name: '永続性テスト' }))
   t.equal(created.status, 201)
-  const service = await created.json() as { id: string }
+  // The 201 answer adds what the catalog filled in (categorySource, prefilled) to the service.
+  const { categorySource: _source, prefilled: _prefilled, ...service } = await created.json() as { id: string, categorySource: string, prefilled: string[] }
   first.child.kill('SIGKILL')
   t.equal(await first.exited, 'SIGKILL')
 
