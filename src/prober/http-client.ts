@@ -38,6 +38,8 @@ export interface HttpClientOptions {
   classify?: (address: string) => AddressVerdict
   /** Probes in flight at once per resolved address, across every caller of this client (default 2). */
   perAddress?: number
+  /** Name lookups in flight at once (default DEFAULT_LOOKUPS_IN_FLIGHT). */
+  lookupsInFlight?: number
 }
 
 export type HttpAnswer =
@@ -48,6 +50,12 @@ export const DEFAULT_MAX_REDIRECTS = 3
 export const DEFAULT_MAX_HEADER_BYTES = 256 * 1024
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
 export const DEFAULT_PER_ADDRESS = 2
+/**
+ * Name lookups in flight at once. getaddrinfo runs on libuv's threadpool (four threads, shared
+ * with file reads and zlib): a slow resolver must not hold every thread the API's file sends
+ * need, so probes get two of them.
+ */
+export const DEFAULT_LOOKUPS_IN_FLIGHT = 2
 
 /** A counting semaphore per key (an address): at most `limit` holders each, waiters served in order. */
 export class AddressSlots {
@@ -165,6 +173,7 @@ export class ProbeHttpClient {
   readonly #options: Required<Omit<HttpClientOptions, 'lookup' | 'classify'>>
   readonly #agent: Agent
   readonly #slots: AddressSlots
+  readonly #lookups: AddressSlots
   /** Names resolved by a hop in flight, and the address it holds a slot of: the connector connects there. */
   readonly #pinned = new Map<string, { address: LookupAddress, users: number }>()
   readonly #lookupAll: LookupFunction
@@ -177,9 +186,11 @@ export class ProbeHttpClient {
       maxHeaderBytes: DEFAULT_MAX_HEADER_BYTES,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       perAddress: DEFAULT_PER_ADDRESS,
+      lookupsInFlight: DEFAULT_LOOKUPS_IN_FLIGHT,
       ...rest
     }
     this.#slots = new AddressSlots(this.#options.perAddress)
+    this.#lookups = new AddressSlots(this.#options.lookupsInFlight)
     const classify = options.classify ?? classifyAddress
     this.#classify = classify
     const resolveAll = options.lookup ?? defaultLookup
@@ -228,6 +239,7 @@ export class ProbeHttpClient {
     let current = url
     let currentMethod = method
     let waitingFor: string | null = null
+    let resolving: string | null = null
     let release = (): void => {}
     let unpin = (): void => {}
     try {
@@ -236,7 +248,9 @@ export class ProbeHttpClient {
         unpin()
         const parsed = new URL(current)
         if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `blocked: ${parsed.protocol.slice(0, -1)} URL (only http and https)`, latencyMs: null }
-        const address = await this.#resolve(parsed.hostname)
+        resolving = parsed.hostname
+        const address = await this.#resolve(parsed.hostname, combined)
+        resolving = null
         waitingFor = addressKey(address.address)
         release = await this.#slots.acquire(waitingFor, combined)
         waitingFor = null
@@ -274,6 +288,7 @@ export class ProbeHttpClient {
       }
     } catch (err) {
       if (waitingFor !== null && deadline.aborted) return { ok: false, reason: `timeout after ${this.#seconds()} waiting for other probes of ${waitingFor} to finish`, latencyMs: null }
+      if (resolving !== null && deadline.aborted) return { ok: false, reason: `timeout after ${this.#seconds()} looking up ${resolving} (DNS)`, latencyMs: null }
       return { ok: false, reason: this.#describe(err, deadline), latencyMs: null }
     } finally {
       release()
@@ -281,16 +296,25 @@ export class ProbeHttpClient {
     }
   }
 
-  /** The address a hop connects to: an IP literal as it is, a name's first address (all of them guarded). */
-  async #resolve (hostname: string): Promise<LookupAddress> {
+  /**
+   * The address a hop connects to: an IP literal as it is, a name's first address (all of them
+   * guarded). Bounded by `signal`; a lookup given up on keeps its slot until getaddrinfo returns,
+   * since it still holds a thread.
+   */
+  async #resolve (hostname: string, signal: AbortSignal): Promise<LookupAddress> {
     const literal = ipLiteral(hostname)
     if (literal !== null) {
       const verdict = this.#options.allowPrivate ? { allowed: true as const } : this.#classify(literal)
       if (!verdict.allowed) throw new BlockedAddressError(verdict.reason)
       return { address: literal, family: literal.includes(':') ? 6 : 4 }
     }
+    const release = await this.#lookups.acquire('lookup', signal)
     return await new Promise((resolve, reject) => {
+      const onAbort = (): void => { reject(signal.reason) }
+      signal.addEventListener('abort', onAbort, { once: true })
       this.#lookupAll(hostname, { all: true }, (err, addresses) => {
+        release()
+        signal.removeEventListener('abort', onAbort)
         if (err !== null) reject(err)
         else if (addresses[0] === undefined) reject(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }))
         else resolve(addresses[0])

@@ -106,3 +106,34 @@ test('every probe path shares the cap: scheduler, ownership decisions and on-dem
   await until(() => server.stats.served >= 6, 'the scheduled probes too')
   t.equal(server.stats.max, 1, 'one probe at a time on the address (CATALOG_PROBE_PER_HOST=1), whichever path asked')
 })
+
+test('a slow resolver: a probe gives up at its deadline and holds at most the lookup cap of threads', async (t) => {
+  // A resolver that answers only when told: a stand-in for getaddrinfo stuck on a slow DNS server.
+  const pending: Array<() => void> = []
+  const prober = new HttpEndpointProber({
+    allowPrivate: true,
+    timeoutMs: 3000,
+    lookupsInFlight: 2,
+    lookup: (_host, _options, callback) => {
+      pending.push(() => { callback(Object.assign(new Error('no such host'), { code: 'ENOTFOUND' }), []) })
+    }
+  })
+  t.teardown(async () => { await prober.close() })
+  // A real lookup keeps the process alive; this one does not, and the probe deadline's timer is unref'd.
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(() => { clearInterval(alive) })
+  const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map(async (host) => await prober.probe(target(`http://slow-${host}.test/paid`))))
+  for (const outcome of outcomes) {
+    t.equal(outcome.httpStatus, null)
+    t.match(outcome.reason, /^timeout after 3 s looking up slow-[a-d]\.test \(DNS\)$/, 'each probe ended at its own deadline, the reason naming the lookup')
+  }
+  t.equal(pending.length, 2, 'only two lookups were started: the others waited for a slot and gave up')
+  // The abandoned lookups still hold their slots (and threads) until the resolver answers them.
+  const next = prober.probe(target('http://slow-e.test/paid'))
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(pending.length, 2, 'no lookup starts while the abandoned two are still running')
+  for (const answer of pending.splice(0)) answer()
+  await until(() => pending.length === 1, 'the waiting probe\'s lookup')
+  ;(pending.pop() as () => void)()
+  t.equal((await next).reason, 'host not found (DNS)', 'once they returned, the waiting probe looked its name up')
+})
