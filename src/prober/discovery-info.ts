@@ -77,6 +77,32 @@ function methodOf (value: unknown): CallSchema['method'] {
   return (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const).find((m) => m === method) ?? null
 }
 
+type HttpInput = Exclude<DiscoveryInfo['input'], { type: 'mcp' }>
+
+/**
+ * An HTTP call as v1 and v2 both declare it (a method, query parameters or a body), with the
+ * input schema read from the declaration's `part` (`body` or `queryParams`).
+ */
+function httpCall (
+  declaredIn: CallSchema['declaredIn'],
+  input: HttpInput,
+  inputSchema: (part: 'body' | 'queryParams') => Record<string, unknown> | null,
+  examples: { input: boolean },
+  output: Pick<CallSchema, 'outputSchema' | 'outputExample'>
+): CallSchema {
+  const body = 'bodyType' in input
+  return {
+    declaredIn,
+    method: methodOf(input.method),
+    inputKind: body ? 'body' : 'query',
+    bodyType: body ? input.bodyType : null,
+    inputSchema: inputSchema(body ? 'body' : 'queryParams'),
+    inputExample: examples.input ? ((body ? input.body : input.queryParams) ?? null) : null,
+    ...output,
+    mcpTool: null
+  }
+}
+
 /** v2: the extension's info and its JSON Schemas (info holds the examples, schema the shapes). */
 function fromExtension (info: DiscoveryInfo, extension: Record<string, unknown>): CallSchema {
   const output = { outputSchema: declaredSchema(extension, 'output', 'example'), outputExample: info.output?.example ?? null }
@@ -92,18 +118,7 @@ function fromExtension (info: DiscoveryInfo, extension: Record<string, unknown>)
       mcpTool: { toolName: info.input.toolName, description: info.input.description ?? null, transport: info.input.transport ?? null }
     }
   }
-  const input = info.input
-  const body = 'bodyType' in input
-  return {
-    declaredIn: 'extensions.bazaar',
-    method: methodOf(input.method),
-    inputKind: body ? 'body' : 'query',
-    bodyType: body ? input.bodyType : null,
-    inputSchema: declaredSchema(extension, 'input', body ? 'body' : 'queryParams'),
-    inputExample: (body ? input.body : input.queryParams) ?? null,
-    ...output,
-    mcpTool: null
-  }
+  return httpCall('extensions.bazaar', info.input, (part) => declaredSchema(extension, 'input', part), { input: true }, output)
 }
 
 /**
@@ -127,22 +142,12 @@ function fieldsSchema (fields: unknown): Record<string, unknown> | null {
   return { type: 'object', properties, ...(required.length === 0 ? {} : { required }) }
 }
 
-function fromV1 (info: DiscoveryInfo): CallSchema {
-  const output = objectOrNull(info.output?.example)
-  if (info.input.type === 'mcp') throw new Error('v1 declares no MCP tools')
+/** v1: field definitions and an output schema, no examples; v1 has no MCP input (null). */
+function fromV1 (info: DiscoveryInfo): CallSchema | null {
+  if (info.input.type === 'mcp') return null
   const input = info.input
-  const body = 'bodyType' in input
-  return {
-    declaredIn: 'accepts.outputSchema',
-    method: methodOf(input.method),
-    inputKind: body ? 'body' : 'query',
-    bodyType: body ? input.bodyType : null,
-    inputSchema: fieldsSchema(body ? input.body : input.queryParams),
-    inputExample: null,
-    outputSchema: output,
-    outputExample: null,
-    mcpTool: null
-  }
+  const fields = 'bodyType' in input ? input.body : input.queryParams
+  return httpCall('accepts.outputSchema', input, () => fieldsSchema(fields), { input: false }, { outputSchema: objectOrNull(info.output?.example), outputExample: null })
 }
 
 function declared (callSchema: CallSchema, bazaar: Record<string, unknown>, listingMethod: HttpMethod): DiscoveryOutcome {
@@ -181,8 +186,9 @@ function readV1 (answer: DeclaringAnswer, listingMethod: HttpMethod): DiscoveryO
   // Not discoverable (`discoverable: false`) or no http input with a method: nothing declared.
   if (found === null) return { kind: 'none' }
   const bazaar = objectOrNull(found.extensions?.bazaar)
-  if (bazaar === null) return { kind: 'none' }
-  return declared(fromV1(found.discoveryInfo), bazaar, listingMethod)
+  const callSchema = fromV1(found.discoveryInfo)
+  if (bazaar === null || callSchema === null) return { kind: 'none' }
+  return declared(callSchema, bazaar, listingMethod)
 }
 
 /** The answer's discovery declaration, read for a listing called with `listingMethod`. */
