@@ -14,6 +14,9 @@ import { resolveNetwork } from '../src/domain/networks.js'
 import { buildServiceRecord, type RegistrationBody } from '../src/domain/registration.js'
 import { HOST } from './support.js'
 
+/** A network without a known USDC contract: any non-empty asset parses, and the catalog checks none. */
+const NO_KNOWN_USDC = '0x0000000000000000000000000000000000000000'
+
 export interface PaidEndpoints {
   /** The body, its endpoint moved to a path of its own here (`key` makes the path unique). */
   list: (body: RegistrationBody, key: string) => RegistrationBody
@@ -29,6 +32,8 @@ export async function startPaidEndpoints (): Promise<PaidEndpoints> {
   })
   server.listen(0, HOST)
   await once(server, 'listening')
+  // A benchmark that fails midway must still exit.
+  server.unref()
   const origin = `http://${HOST}:${(server.address() as AddressInfo).port}`
   return {
     list (body, key) {
@@ -39,7 +44,7 @@ export async function startPaidEndpoints (): Promise<PaidEndpoints> {
       const required: Parameters<typeof encodePaymentRequiredHeader>[0] = {
         x402Version: 2,
         resource: { url: record.endpoint, description: record.description, mimeType: 'application/json' },
-        accepts: [{ scheme: 'exact', network: record.network as `${string}:${string}`, amount: String(record.priceAtomic), asset: resolveNetwork(record.network)?.usdc ?? '', payTo: record.paymentAddress, maxTimeoutSeconds: 60, extra: {} }]
+        accepts: [{ scheme: 'exact', network: record.network as `${string}:${string}`, amount: String(record.priceAtomic), asset: resolveNetwork(record.network)?.usdc ?? NO_KNOWN_USDC, payTo: record.paymentAddress, maxTimeoutSeconds: 60, extra: {} }]
       }
       answers.set(path, encodePaymentRequiredHeader(required))
       return listed

@@ -311,14 +311,24 @@ export class ProbeHttpClient {
     const release = await this.#lookups.acquire('lookup', signal)
     return await new Promise((resolve, reject) => {
       const onAbort = (): void => { reject(signal.reason) }
-      signal.addEventListener('abort', onAbort, { once: true })
-      this.#lookupAll(hostname, { all: true }, (err, addresses) => {
+      const done = (): void => {
         release()
         signal.removeEventListener('abort', onAbort)
-        if (err !== null) reject(err)
-        else if (addresses[0] === undefined) reject(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }))
-        else resolve(addresses[0])
-      })
+      }
+      // Aborted while the slot was being handed over: 'abort' has fired already.
+      if (signal.aborted) { release(); reject(signal.reason); return }
+      signal.addEventListener('abort', onAbort, { once: true })
+      try {
+        this.#lookupAll(hostname, { all: true }, (err, addresses) => {
+          done()
+          if (err !== null) reject(err)
+          else if (addresses[0] === undefined) reject(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }))
+          else resolve(addresses[0])
+        })
+      } catch (err) {
+        done()
+        reject(err)
+      }
     })
   }
 

@@ -112,7 +112,7 @@ test('a slow resolver: a probe gives up at its deadline and holds at most the lo
   const pending: Array<() => void> = []
   const prober = new HttpEndpointProber({
     allowPrivate: true,
-    timeoutMs: 3000,
+    timeoutMs: 5000,
     lookupsInFlight: 2,
     lookup: (_host, _options, callback) => {
       pending.push(() => { callback(Object.assign(new Error('no such host'), { code: 'ENOTFOUND' }), []) })
@@ -125,7 +125,7 @@ test('a slow resolver: a probe gives up at its deadline and holds at most the lo
   const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map(async (host) => await prober.probe(target(`http://slow-${host}.test/paid`))))
   for (const outcome of outcomes) {
     t.equal(outcome.httpStatus, null)
-    t.match(outcome.reason, /^timeout after 3 s looking up slow-[a-d]\.test \(DNS\)$/, 'each probe ended at its own deadline, the reason naming the lookup')
+    t.match(outcome.reason, /^timeout after 5 s looking up slow-[a-d]\.test \(DNS\)$/, 'each probe ended at its own deadline, the reason naming the lookup')
   }
   t.equal(pending.length, 2, 'only two lookups were started: the others waited for a slot and gave up')
   // The abandoned lookups still hold their slots (and threads) until the resolver answers them.
@@ -136,4 +136,20 @@ test('a slow resolver: a probe gives up at its deadline and holds at most the lo
   await until(() => pending.length === 1, 'the waiting probe\'s lookup')
   ;(pending.pop() as () => void)()
   t.equal((await next).reason, 'host not found (DNS)', 'once they returned, the waiting probe looked its name up')
+})
+
+test('a resolver that throws gives its lookup slot back', async (t) => {
+  let calls = 0
+  const prober = new HttpEndpointProber({
+    allowPrivate: true,
+    timeoutMs: 5000,
+    lookupsInFlight: 1,
+    lookup: () => { calls++; throw new TypeError('resolver broke') }
+  })
+  t.teardown(async () => { await prober.close() })
+  for (const host of ['a', 'b', 'c']) {
+    const outcome = await prober.probe(target(`http://broken-${host}.test/paid`))
+    t.match(outcome.reason, /resolver broke/, `probe of broken-${host} ends with the resolver's error, at once`)
+  }
+  t.equal(calls, 3, 'each probe got the one slot in turn')
 })
