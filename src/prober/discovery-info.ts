@@ -79,15 +79,14 @@ function methodOf (value: unknown): CallSchema['method'] {
 
 type HttpInput = Exclude<DiscoveryInfo['input'], { type: 'mcp' }>
 
-/**
- * An HTTP call as v1 and v2 both declare it (a method, query parameters or a body), with the
- * input schema read from the declaration's `part` (`body` or `queryParams`).
- */
+/** The input schema and example of an HTTP call, from the `part` it is declared in and what that part holds. */
+type InputReader = (part: 'body' | 'queryParams', declared: unknown) => Pick<CallSchema, 'inputSchema' | 'inputExample'>
+
+/** An HTTP call as v1 and v2 both declare it: a method, and query parameters or a body. */
 function httpCall (
   declaredIn: CallSchema['declaredIn'],
   input: HttpInput,
-  inputSchema: (part: 'body' | 'queryParams') => Record<string, unknown> | null,
-  examples: { input: boolean },
+  readInput: InputReader,
   output: Pick<CallSchema, 'outputSchema' | 'outputExample'>
 ): CallSchema {
   const body = 'bodyType' in input
@@ -96,8 +95,7 @@ function httpCall (
     method: methodOf(input.method),
     inputKind: body ? 'body' : 'query',
     bodyType: body ? input.bodyType : null,
-    inputSchema: inputSchema(body ? 'body' : 'queryParams'),
-    inputExample: examples.input ? ((body ? input.body : input.queryParams) ?? null) : null,
+    ...(body ? readInput('body', input.body) : readInput('queryParams', input.queryParams)),
     ...output,
     mcpTool: null
   }
@@ -118,7 +116,7 @@ function fromExtension (info: DiscoveryInfo, extension: Record<string, unknown>)
       mcpTool: { toolName: info.input.toolName, description: info.input.description ?? null, transport: info.input.transport ?? null }
     }
   }
-  return httpCall('extensions.bazaar', info.input, (part) => declaredSchema(extension, 'input', part), { input: true }, output)
+  return httpCall('extensions.bazaar', info.input, (part, example) => ({ inputSchema: declaredSchema(extension, 'input', part), inputExample: example ?? null }), output)
 }
 
 /**
@@ -145,9 +143,8 @@ function fieldsSchema (fields: unknown): Record<string, unknown> | null {
 /** v1: field definitions and an output schema, no examples; v1 has no MCP input (null). */
 function fromV1 (info: DiscoveryInfo): CallSchema | null {
   if (info.input.type === 'mcp') return null
-  const input = info.input
-  const fields = 'bodyType' in input ? input.body : input.queryParams
-  return httpCall('accepts.outputSchema', input, () => fieldsSchema(fields), { input: false }, { outputSchema: objectOrNull(info.output?.example), outputExample: null })
+  const readFields: InputReader = (_part, fields) => ({ inputSchema: fieldsSchema(fields), inputExample: null })
+  return httpCall('accepts.outputSchema', info.input, readFields, { outputSchema: objectOrNull(info.output?.example), outputExample: null })
 }
 
 function declared (callSchema: CallSchema, bazaar: Record<string, unknown>, listingMethod: HttpMethod): DiscoveryOutcome {
