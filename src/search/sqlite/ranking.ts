@@ -183,8 +183,9 @@ function equalTo (planes: Int32Array, o: number, width: number, within: number, 
  * Appends to `out` the first `need` documents of the bucket `set` (blocks lo…hi, `size`
  * documents) in ranking order, cutting it by `rule` and the rules after it, Meilisearch's
  * bucket sort: a rule's count per document is a few bitwise operations per 32 documents
- * (bit-sliced counters), its buckets are counted by popcount, and only buckets the page
- * reaches are cut further. Proximity, and trust and id, are per document (rankDocuments).
+ * (bit-sliced counters); a rule on which the whole bucket ties is skipped; buckets are made
+ * in the rule's order, one pass each, only until the page is full, and each is cut further.
+ * Proximity, and trust and id, are per document (rankDocuments).
  */
 function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, rule: number, words: number, out: number[]): void {
   const n = ctx.n
@@ -198,35 +199,39 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   const top = maxValue(rule, n)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
-  const counts = new Int32Array(top + 1)
+  // Per bit plane: whether some document of the bucket has it set, and whether some has it clear.
+  let set1 = 0
+  let set0 = 0
   for (let i = lo; i <= hi; i++) {
     const within = set[i] as number
     if (within === 0) continue
     const o = i * PLANES
     planesAt(ctx, rule, i, planes, o)
-    if (popcount(within) <= top) {
-      for (let x = within; x !== 0; x &= x - 1) {
-        const b = 31 - Math.clz32(x & -x)
-        let v = 0
-        for (let p = 0; p < width; p++) v |= (((planes[o + p] as number) >>> b) & 1) << p
-        counts[v] = (counts[v] as number) + 1
-      }
-    } else {
-      for (let v = 0; v <= top; v++) counts[v] = (counts[v] as number) + popcount(equalTo(planes, o, width, within, v))
+    for (let p = 0; p < width; p++) {
+      const plane = planes[o + p] as number
+      set1 |= (plane & within) === 0 ? 0 : 1 << p
+      set0 |= (~plane & within) === 0 ? 0 : 1 << p
     }
   }
+  if ((set1 & set0) === 0) {
+    // Every document of the bucket has the same count (set1): the rule cannot order them.
+    cut(ctx, level, set, lo, hi, size, need, rule + 1, rule === WORDS ? n - set1 : words, out)
+    return
+  }
+  // Buckets in the rule's order, each found by one pass; only those the page reaches are made.
   const child = ctx.scratch.bucket(level + 1)
-  for (let v = 0; v <= top && need > 0; v++) {
-    const count = counts[v] as number
-    if (count === 0) continue
+  for (let v = 0, left = size; v <= top && need > 0 && left > 0; v++) {
+    let count = 0
     let first = -1
     let last = -1
     for (let i = lo; i <= hi; i++) {
       const within = set[i] as number
       const m = within === 0 ? 0 : equalTo(planes, i * PLANES, width, within, v)
       child[i] = m
-      if (m !== 0) { if (first < 0) first = i; last = i }
+      if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
     }
+    if (count === 0) continue
+    left -= count
     const take = Math.min(need, count)
     cut(ctx, level + 1, child, first, last, count, take, rule + 1, rule === WORDS ? n - v : words, out)
     need -= take
