@@ -173,6 +173,34 @@ export interface IndexRow extends ServiceKeys {
   terms: [EncodedTerms, EncodedTerms]
 }
 
+/**
+ * `old` (slots 0…from-1 in `compare` order) with the slots from…to-1 merged in, each placed
+ * by binary search: O(slots) copying and O(added · log slots) comparisons.
+ */
+function mergeSlots (old: Int32Array, from: number, to: number, compare: (a: number, b: number) => number): Int32Array<ArrayBuffer> {
+  const added = Array.from({ length: to - from }, (_, i) => from + i).sort(compare)
+  const sorted = old.subarray(0, from)
+  const order = new Int32Array(to)
+  let next = 0
+  let at = 0
+  for (const slot of added) {
+    // The first old slot ordered after this one.
+    let low = next
+    let high = sorted.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (compare(sorted[mid] as number, slot) < 0) low = mid + 1
+      else high = mid
+    }
+    order.set(sorted.subarray(next, low), at)
+    at += low - next
+    next = low
+    order[at++] = slot
+  }
+  order.set(sorted.subarray(next), at)
+  return order
+}
+
 export class MemoryIndex {
   /** Slots in use (dead ones included). */
   slots = 0
@@ -306,7 +334,11 @@ export class MemoryIndex {
   /** Slots in id order (code points), and each slot's place in it: ties are broken without comparing strings. */
   #idOrder = new Int32Array(0)
   #idRank = new Uint32Array(0)
+  /** Each ranked slot's id as it was ranked: a freed slot's id is cleared, and the order must stay sorted by what it was sorted by. */
+  #rankedIds: string[] = []
   #ranked = 0
+  #trustOrder = new Int32Array(0)
+  #trustOrdered = 0
 
   /**
    * Each slot's rank in id order (dead slots keep theirs: they are filtered out anyway).
@@ -315,28 +347,10 @@ export class MemoryIndex {
    */
   idRanks (): Uint32Array {
     if (this.#ranked === this.slots) return this.#idRank
-    const ids = this.columns.ids
+    const ids = this.#rankedIds
+    for (let slot = this.#ranked; slot < this.slots; slot++) ids[slot] = this.columns.ids[slot] as string
     const byId = (a: number, b: number): number => compareText(ids[a] as string, ids[b] as string)
-    const added = Array.from({ length: this.slots - this.#ranked }, (_, i) => this.#ranked + i).sort(byId)
-    const old = this.#idOrder.subarray(0, this.#ranked)
-    const order = new Int32Array(this.slots)
-    let from = 0
-    let at = 0
-    for (const slot of added) {
-      // The first old slot whose id is above this one.
-      let low = from
-      let high = old.length
-      while (low < high) {
-        const mid = (low + high) >>> 1
-        if (byId(old[mid] as number, slot) < 0) low = mid + 1
-        else high = mid
-      }
-      order.set(old.subarray(from, low), at)
-      at += low - from
-      from = low
-      order[at++] = slot
-    }
-    order.set(old.subarray(from), at)
+    const order = mergeSlots(this.#idOrder, this.#ranked, this.slots, byId)
     const rank = this.#idRank.length >= this.slots ? this.#idRank : new Uint32Array(this.columns.capacity)
     for (let i = 0; i < order.length; i++) rank[order[i] as number] = i
     this.#idOrder = order
@@ -345,12 +359,26 @@ export class MemoryIndex {
     return rank
   }
 
+  /**
+   * Slots by trust score (highest first), then id: the order of a bucket every ranking rule
+   * ties on. Kept like idRanks (a slot's trust never changes: a new score is a new slot).
+   */
+  trustOrder (): Int32Array {
+    if (this.#trustOrdered === this.slots) return this.#trustOrder
+    const rank = this.idRanks()
+    const trust = this.trust
+    const before = (a: number, b: number): number => ((trust[b] as number) - (trust[a] as number)) || ((rank[a] as number) - (rank[b] as number))
+    this.#trustOrder = mergeSlots(this.#trustOrder, this.#trustOrdered, this.slots, before)
+    this.#trustOrdered = this.slots
+    return this.#trustOrder
+  }
+
   /** Approximate bytes held by postings and per-document columns (strings counted by length). */
   bytes (): { postings: number, documents: number, terms: number } {
     let postings = 0
     let terms = 0
     for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
     for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
-    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength, terms }
+    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength + this.#trustOrder.byteLength + this.#rankedIds.length * 8, terms }
   }
 }

@@ -185,8 +185,8 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
       return r < 0.5 ? { term, kind: 'exact', typos: 0 } : r < 0.7 ? { term, kind: 'prefix', typos: 0 } : r < 0.85 ? { term, kind: 'typo', typos: 1 } : { term, kind: 'synonym', typos: 0 }
     }
     for (let q = 0; q < 25; q++) {
-      const plan: PlannedWord[] = round % 2 === 1 && q % 3 === 0
-        ? ['omni', 'present', 'alpha'].slice(0, 2 + (q % 2)).map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
+      const plan: PlannedWord[] = round % 2 === 1 && q % 2 === 0
+        ? ['omni', 'present', 'alpha'].slice(0, 1 + ((q / 2) % 3)).map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
         : Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
           const text = pick(vocabulary)
           return { text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }, ...Array.from({ length: Math.floor(random() * 3) }, () => candidate(pick(vocabulary)))] }
@@ -206,4 +206,38 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
     }
   }
   t.pass('every query checked')
+})
+
+test('tie-break orders (id; trust then id) stay right while services come and go between searches', async (t) => {
+  let seed = 99
+  const random = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
+  const index = new MemoryIndex(1, 0)
+  const live = new Map<number, { id: string, trust: number }>()
+  let rowid = 0
+  let checks = 0
+  for (let step = 0; step < 1500; step++) {
+    if (random() < 0.3 && live.size > 0) {
+      const gone = [...live.keys()][Math.floor(random() * live.size)] as number
+      index.remove(gone)
+      live.delete(gone)
+    } else {
+      const service = { id: `svc_${Math.floor(random() * 1e6).toString(36)}`, trust: Math.floor(random() * 5) * 20 }
+      index.add(row(++rowid, { id: service.id, trustScore: service.trust }))
+      live.set(rowid, service)
+    }
+    // A search between writes orders the slots added since the last one.
+    if (step % 7 !== 0) continue
+    const slots = Array.from({ length: index.slots }, (_, slot) => slot).filter((slot) => index.columns.live[slot] === 1)
+    const ranks = index.idRanks()
+    const byRank = [...slots].sort((a, b) => (ranks[a] as number) - (ranks[b] as number)).map((slot) => index.ids[slot])
+    const byTrust = [...index.trustOrder()].filter((slot) => index.columns.live[slot] === 1).map((slot) => index.ids[slot])
+    const expected = [...live.values()].map((s) => s.id).sort()
+    const expectedByTrust = [...live.values()].sort((a, b) => (b.trust - a.trust) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((s) => s.id)
+    if (JSON.stringify(byRank) !== JSON.stringify(expected) || JSON.stringify(byTrust) !== JSON.stringify(expectedByTrust)) {
+      t.fail(`step ${step}: the live services are out of order`)
+      return
+    }
+    checks++
+  }
+  t.ok(checks > 200, `${checks} checks, every one in id order and in trust-then-id order`)
 })
