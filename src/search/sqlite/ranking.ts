@@ -117,6 +117,9 @@ interface Context {
   blocks: number
   trust: Float64Array
   idRank: Uint32Array
+  /** Slots by trust, then id (MemoryIndex.trustOrder). */
+  trustOrder: Int32Array
+  slots: number
   scratch: Scratch
   /** Radix of typo, attribute and exactness counts (at most 2 per word). */
   radix: number
@@ -192,6 +195,12 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   // Rules that cannot tell this bucket's documents apart are skipped.
   if (rule === WORDS && n === 1) rule = TYPO
   if (rule === PROXIMITY && words < 2) rule = ATTRIBUTE
+  if (rule === TRUST && need * ctx.slots < size * size) {
+    // Every rule ties: the first documents of the whole catalog by trust and id that are in
+    // the bucket, met after about need × slots / size steps, fewer than the bucket holds.
+    byTrust(ctx, set, need, out)
+    return
+  }
   if (size <= SMALL_BUCKET || rule === PROXIMITY || rule === TRUST) {
     rankDocuments(ctx, set, lo, hi, need, rule, out)
     return
@@ -235,6 +244,17 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const take = Math.min(need, count)
     cut(ctx, level + 1, child, first, last, count, take, rule + 1, rule === WORDS ? n - v : words, out)
     need -= take
+  }
+}
+
+/** Appends the first `need` documents of `set` in trust-then-id order. */
+function byTrust (ctx: Context, set: Uint32Array, need: number, out: number[]): void {
+  const order = ctx.trustOrder
+  for (let k = 0; k < order.length && need > 0; k++) {
+    const slot = order[k] as number
+    if ((((set[slot >>> 5] as number) >>> (slot & 31)) & 1) === 0) continue
+    out.push(slot)
+    need--
   }
 }
 
@@ -466,7 +486,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
     }
   }
   const radix = 2 * n + 1
-  const ctx: Context = { n, sets, bits, blocks, trust: index.trust, idRank: index.idRanks(), scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
+  const ctx: Context = { n, sets, bits, blocks, trust: index.trust, idRank: index.idRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
   // The matches as a list of slots, for an explicit sort and for facets.
   const list = (): number => {
     scratch.matches(total)

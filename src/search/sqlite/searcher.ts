@@ -71,8 +71,8 @@ export class Searcher {
         await nextTurn()
       }
       index.endBulkLoad()
-      // The id order ties are broken by, sorted once here rather than on a first search.
-      index.idRanks()
+      // The orders ties are broken by, sorted once here rather than on a first search.
+      index.trustOrder()
       return index
     } catch (err) {
       const { generation } = this.#meta()
