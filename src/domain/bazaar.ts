@@ -4,7 +4,7 @@
  * matching probe where there is one, else built from the registration.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import type { CatalogFilter } from './catalog-query.js'
+import { isExtensionKey, type CatalogFilter } from './catalog-query.js'
 import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { findCurrency, formatAtomic } from './money.js'
@@ -94,8 +94,9 @@ export interface BazaarFilterInput {
 
 /**
  * The store filter for export and discovery, or a ValidationError naming the field; null when
- * the filter can match nothing the catalog publishes (another resource type or scheme, an
- * extension key: the catalog lists `http` resources paid with `exact`, and does not filter on extensions yet).
+ * the filter can match nothing the catalog publishes: another resource type or scheme (the
+ * catalog lists `http` resources paid with `exact`), or an extension key other than `bazaar`
+ * (the one declaration it keeps; keys compare exactly, as the Bazaar's do).
  */
 export function toCatalogFilter (input: BazaarFilterInput): CatalogFilter | null {
   const filter: CatalogFilter = {}
@@ -103,7 +104,11 @@ export function toCatalogFilter (input: BazaarFilterInput): CatalogFilter | null
   if (input.network !== undefined) filter.chain = canonicalNetwork('network', input.network).id
   if (input.status !== undefined) filter.status = input.status
   if (input.payTo !== undefined) filter.payTo = input.payTo
-  if ((input.type !== undefined && input.type !== 'http') || (input.scheme !== undefined && input.scheme !== 'exact') || input.extensions !== undefined) return null
+  if ((input.type !== undefined && input.type !== 'http') || (input.scheme !== undefined && input.scheme !== 'exact')) return null
+  if (input.extensions !== undefined) {
+    if (!isExtensionKey(input.extensions)) return null
+    filter.extension = input.extensions
+  }
   return filter
 }
 

@@ -7,6 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import type { HttpMethod } from './http-method.js'
+import type { ExtensionKey } from './catalog-query.js'
 import { StringEnum } from './string-enum.js'
 
 /** Bytes (serialized JSON) of a declared `extensions.bazaar`, and of the call schema read from it, that the catalog keeps. */
@@ -80,6 +81,15 @@ export function applyDiscovery (before: DiscoveryFields, discovery: DiscoveryOut
   if (discovery === undefined || discovery.kind === 'refused') return null
   const after: DiscoveryFields = discovery.kind === 'declared' ? { callSchema: discovery.callSchema, bazaarExtension: discovery.bazaar } : {}
   return sameDiscovery(before, after) ? null : after
+}
+
+/**
+ * The x402 extensions the service's endpoint declares, as the `extensions` filter reads them:
+ * `bazaar` while a declaration is kept (a v1 outputSchema counts: the catalog publishes the
+ * `extensions.bazaar` the Bazaar synthesizes from it).
+ */
+export function declaredExtensions (record: DiscoveryFields): ExtensionKey[] {
+  return record.bazaarExtension === undefined ? [] : ['bazaar']
 }
 
 /** `record` with its discovery fields replaced by `fields` (absent ones removed). */

@@ -5,6 +5,27 @@
  */
 import type { ServiceStatus } from './trust.js'
 
+/**
+ * x402 extension keys a resource can be filtered on (`?extensions=` of the Bazaar routes):
+ * only the Bazaar discovery extension, the one declaration the catalog keeps.
+ */
+export const EXTENSION_KEYS = ['bazaar'] as const
+export type ExtensionKey = typeof EXTENSION_KEYS[number]
+
+export function isExtensionKey (key: string): key is ExtensionKey {
+  return (EXTENSION_KEYS as readonly string[]).includes(key)
+}
+
+/** An extension's bit in a mask of declared extensions (in-memory columns, the embedded index). */
+export function extensionBit (key: ExtensionKey): number {
+  return 1 << EXTENSION_KEYS.indexOf(key)
+}
+
+/** The mask of a set of declared extensions. */
+export function extensionMask (keys: readonly ExtensionKey[]): number {
+  return keys.reduce((mask, key) => mask | extensionBit(key), 0)
+}
+
 export interface ServiceFilter {
   category?: string
   /** CAIP-2 id; matches services listing it in supportedChains. */
@@ -14,6 +35,8 @@ export interface ServiceFilter {
   maxPriceAtomic?: number
   /** Registered payment address; compared by payToKey (EVM case-insensitively, others exactly). */
   payTo?: string
+  /** Only services whose endpoint declares this x402 extension (src/domain/call-schema.ts declaredExtensions). */
+  extension?: ExtensionKey
 }
 
 /**

@@ -4,7 +4,7 @@ import type { ServiceRecord } from '../domain/service.js'
 import { analyzeField } from '../search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { DocumentTerm, SearchDocument } from '../search/search-engine.js'
-import { callSchemaWords } from '../domain/call-schema.js'
+import { callSchemaWords, declaredExtensions } from '../domain/call-schema.js'
 import { nameSortKey } from '../domain/sort-keys.js'
 import { payToKey } from '../domain/pay-to.js'
 
@@ -51,6 +51,7 @@ export function toSearchDocument (record: ServiceRecord, seq: number, tokenizer:
     nameSort: nameSortKey(record.name),
     createdAt: record.createdAt,
     payTo: payToKey(record.paymentAddress),
+    extensions: declaredExtensions(record),
     text,
     terms: {
       name: analyzeField(text.name, tokenizer),

@@ -9,7 +9,7 @@
  * compare); ties break by id. Category, status and chains are small integer codes per
  * dimension, with how many live slots hold each.
  */
-import type { ServiceFilter, SortField } from '../domain/catalog-query.js'
+import { extensionBit, type ServiceFilter, type SortField } from '../domain/catalog-query.js'
 import { payToKey } from '../domain/pay-to.js'
 import { IndexStateError } from '../errors.js'
 import { compareText } from '../domain/sort-keys.js'
@@ -27,18 +27,20 @@ export interface ServiceKeys {
   chains: readonly string[]
   /** payToKey of the payment address (the payTo filter). */
   payTo: string
+  /** extensionMask of the x402 extensions the endpoint declares (the extension filter). */
+  extensionMask: number
 }
 
 /**
  * The keys as a SQL row holds them (the store's services and the search index's documents
  * keep the same columns): id, category, status, price, trust, name sort key, creation
- * time, chains as a JSON array, payToKey of the payment address.
+ * time, chains as a JSON array, payToKey of the payment address, mask of declared extensions.
  */
-export type ServiceKeyValues = [id: string, category: string, status: string, priceAtomic: number, trustScore: number, nameSort: string, createdAt: string, chains: string, payTo: string]
+export type ServiceKeyValues = [id: string, category: string, status: string, priceAtomic: number, trustScore: number, nameSort: string, createdAt: string, chains: string, payTo: string, extensionMask: number]
 
 /** The row mapper: ServiceKeyValues (a row may carry more values after them) as ServiceKeys. */
 export function serviceKeysOf (v: readonly [...ServiceKeyValues, ...unknown[]]): ServiceKeys {
-  return { id: v[0], category: v[1], status: v[2], priceAtomic: v[3], trustScore: v[4], nameSort: v[5], createdAt: v[6], chains: JSON.parse(v[7]) as string[], payTo: v[8] }
+  return { id: v[0], category: v[1], status: v[2], priceAtomic: v[3], trustScore: v[4], nameSort: v[5], createdAt: v[6], chains: JSON.parse(v[7]) as string[], payTo: v[8], extensionMask: v[9] }
 }
 
 export const DIMENSIONS = ['category', 'status', 'chain'] as const
@@ -100,6 +102,8 @@ export interface CompiledFilter {
   payTo: string | null
   /** payTo's bytes when it is an EVM address. */
   payToBytes: Uint8Array | null
+  /** extensionBit of the extension asked for; 0 for any. */
+  extension: number
 }
 
 export class ServiceColumns {
@@ -121,6 +125,8 @@ export class ServiceColumns {
   category = new Uint16Array(0)
   status = new Uint16Array(0)
   chainMask = new Uint32Array(0)
+  /** extensionMask of each slot's declared extensions. */
+  extensions = new Uint8Array(0)
   readonly #chainExtra = new Map<number, number[]>()
   readonly #oddTimes = new Map<number, string>()
   readonly codes: Record<Dimension, Codes> = { category: new Codes(), status: new Codes(), chain: new Codes() }
@@ -140,6 +146,7 @@ export class ServiceColumns {
     this.status = resized(this.status, (n) => new Uint16Array(n))
     this.payToBytes = resized(this.payToBytes, (n) => new Uint8Array(n), ADDRESS_BYTES)
     this.chainMask = resized(this.chainMask, (n) => new Uint32Array(n))
+    this.extensions = resized(this.extensions, (n) => new Uint8Array(n))
     this.capacity = capacity
   }
 
@@ -166,6 +173,7 @@ export class ServiceColumns {
       else extra.push(code)
     }
     this.chainMask[slot] = mask
+    this.extensions[slot] = keys.extensionMask
     if (extra.length > 0) this.#chainExtra.set(slot, extra)
   }
 
@@ -177,6 +185,7 @@ export class ServiceColumns {
     for (const code of this.chainCodes(slot)) this.codes.chain.change(code, -1)
     this.live[slot] = 0
     this.chainMask[slot] = 0
+    this.extensions[slot] = 0
     this.#chainExtra.delete(slot)
     this.#oddTimes.delete(slot)
     this.#payToText.delete(slot)
@@ -203,7 +212,8 @@ export class ServiceColumns {
     const chain = code('chain', filter.chain)
     if (category === null || status === null || chain === null) return null
     const payTo = filter.payTo === undefined ? null : payToKey(filter.payTo)
-    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity, payTo, payToBytes: payTo === null ? null : addressBytes(payTo) }
+    const extension = filter.extension === undefined ? 0 : extensionBit(filter.extension)
+    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity, payTo, payToBytes: payTo === null ? null : addressBytes(payTo), extension }
   }
 
   /** Whether the live slot matches (callers that may meet freed slots check `live` too). */
@@ -212,6 +222,7 @@ export class ServiceColumns {
       (f.category < 0 || this.category[slot] === f.category) &&
       (f.status < 0 || this.status[slot] === f.status) &&
       (f.chain < 0 || this.hasChain(slot, f.chain)) &&
+      ((this.extensions[slot] as number) & f.extension) === f.extension &&
       (f.payTo === null || this.#paysTo(slot, f))
   }
 
@@ -229,8 +240,8 @@ export class ServiceColumns {
     const compiled = this.compile(filter)
     if (compiled === null) return undefined
     const live = this.live
-    const { category, status, chain, maxPrice, payTo } = compiled
-    if (category < 0 && status < 0 && chain < 0 && maxPrice === Infinity && payTo === null) return (slot) => live[slot] === 1
+    const { category, status, chain, maxPrice, payTo, extension } = compiled
+    if (category < 0 && status < 0 && chain < 0 && maxPrice === Infinity && payTo === null && extension === 0) return (slot) => live[slot] === 1
     return (slot) => live[slot] === 1 && this.matches(slot, compiled)
   }
 
@@ -295,6 +306,6 @@ export class ServiceColumns {
   bytes (slots: number): number {
     let strings = 0
     for (let slot = 0; slot < slots; slot++) strings += (this.ids[slot]?.length ?? 0) * 2 + (this.names[slot]?.length ?? 0) * 2 + (this.#payToText.get(slot)?.length ?? 0) * 2 + 32
-    return this.capacity * (1 + 8 + 8 + 8 + 2 + 2 + 4 + ADDRESS_BYTES) + strings
+    return this.capacity * (1 + 8 + 8 + 8 + 2 + 2 + 4 + 1 + ADDRESS_BYTES) + strings
   }
 }

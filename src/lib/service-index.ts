@@ -154,7 +154,8 @@ export class ServiceIndex {
     const byPrice = compiled.maxPrice !== Infinity
     const priceRank = byPrice ? this.#priceRank(compiled.maxPrice) : this.#size
     const equalities = DIMENSIONS.filter((dimension) => compiled[dimension] >= 0)
-    const predicates = equalities.length + (byPrice ? 1 : 0) + (compiled.payTo === null ? 0 : 1) + (within === undefined ? 0 : 1)
+    const unindexed = compiled.payTo !== null || compiled.extension !== 0
+    const predicates = equalities.length + (byPrice ? 1 : 0) + (compiled.payTo === null ? 0 : 1) + (compiled.extension === 0 ? 0 : 1) + (within === undefined ? 0 : 1)
     const { offset, limit } = page
     const ascending = sort.order === 'asc'
 
@@ -181,10 +182,10 @@ export class ServiceIndex {
       candidates = dimension === undefined ? this.#orderArray('price').subarray(0, priceRank) : this.#slotsOf(dimension, compiled[dimension])
     }
 
-    // The candidates all match when they come from the only predicate (payTo never supplies
-    // candidates of its own); otherwise count them.
+    // The candidates all match when they come from the only predicate (payTo and the
+    // extension never supply candidates of their own); otherwise count them.
     let matches = candidates
-    if (predicates > 1 || compiled.payTo !== null) {
+    if (predicates > 1 || unindexed) {
       if (this.#scratch.length < candidates.length) this.#scratch = new Int32Array(Math.max(candidates.length, this.#capacity))
       let n = 0
       for (let i = 0; i < candidates.length; i++) {

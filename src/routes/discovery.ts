@@ -21,7 +21,7 @@ const BazaarFilterProperties = {
   payTo: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Payment address (EVM case-insensitive)' })),
   scheme: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Payment scheme; the catalog describes "exact" payments' })),
   network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'x402 name or CAIP-2 id' })),
-  extensions: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Extension key. Not applied as a filter yet: any value answers an empty list (items carry extensions.bazaar when their endpoint declares it)' })),
+  extensions: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Extension key. `bazaar`: only resources whose endpoint declares the Bazaar discovery extension (each item carries its extensions.bazaar as declared); any other key (compared exactly) answers an empty list' })),
   limit: Type.Optional(PageSizeSchema)
 }
 

@@ -18,7 +18,7 @@
  *   confirmed them, and rejects when it did not.
  * - Sequence numbers are compared, never counted (they are not dense).
  */
-import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
+import type { ExtensionKey, Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
 import type { ServiceStatus } from '../domain/trust.js'
 
 /** Searchable attributes, most important first: a match in an earlier one ranks higher. */
@@ -90,6 +90,8 @@ export interface SearchDocument {
   createdAt: string
   /** payToKey of the payment address: engines compare it with payToKey(filter.payTo). */
   payTo: string
+  /** x402 extensions the endpoint declares (declaredExtensions): the extension filter. */
+  extensions: ExtensionKey[]
   /** Raw text per attribute (for engines that analyze themselves). */
   text: Record<SearchAttribute, string>
   /** Analyzed terms per attribute (see DocumentTerm). */

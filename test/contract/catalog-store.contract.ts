@@ -7,7 +7,7 @@ import type { Test } from 'tap'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { toServiceJson, type ServiceRecord } from '../../src/domain/service.js'
 import type { ProbeOutcome } from '../../src/domain/probe.js'
-import type { CallSchema } from '../../src/domain/call-schema.js'
+import { declaredExtensions, type CallSchema } from '../../src/domain/call-schema.js'
 import { DuplicateEndpointError, OriginClaimedError } from '../../src/errors.js'
 import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
@@ -18,6 +18,7 @@ import { usageChangesListing } from '../../src/domain/lifecycle.js'
 import { CHAIN_CHECKPOINT_HISTORY, type PaymentRecord, type ServiceUsage } from '../../src/domain/payment.js'
 import { openCatalogStore } from '../../src/adapters.js'
 import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
+import { bazaarDeclaration, someDeclaring } from '../support/discovery-declarations.js'
 
 /** Opens a fresh, empty store, closed and removed when `t` ends. */
 export type OpenStore = (t: Test) => Promise<CatalogStore>
@@ -49,9 +50,22 @@ export function referenceList (records: readonly ServiceRecord[], filter: Catalo
       (filter.status === undefined || r.status === filter.status) &&
       (filter.chain === undefined || r.supportedChains.includes(filter.chain)) &&
       (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic) &&
-      (filter.payTo === undefined || payToKey(r.paymentAddress) === payToKey(filter.payTo)))
+      (filter.payTo === undefined || payToKey(r.paymentAddress) === payToKey(filter.payTo)) &&
+      (filter.extension === undefined || declaredExtensions(r).includes(filter.extension)))
     .sort((a, b) => direction * (compare(sortValue(a, sort), sortValue(b, sort)) || compare(a.id, b.id)))
     .map((r) => r.id)
+}
+
+/** Facet counts over the services a filter admits, each chain of a service counted once. */
+function facetsOf (admitted: readonly ServiceRecord[]): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = { category: {}, status: {}, network: {} }
+  const add = (field: string, value: string): void => { const counts = out[field] as Record<string, number>; counts[value] = (counts[value] ?? 0) + 1 }
+  for (const r of admitted) {
+    add('category', r.category)
+    add('status', r.status)
+    for (const chain of new Set(r.supportedChains)) add('network', chain)
+  }
+  return out
 }
 
 /**
@@ -74,17 +88,6 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const byCategory = new Map<string, number>()
     for (const r of records) byCategory.set(r.category, (byCategory.get(r.category) ?? 0) + 1)
     t.same(Object.fromEntries(await store.countByCategory()), Object.fromEntries(byCategory))
-    // Facet counts over the services a filter admits, each chain of a service counted once.
-    const facetsOf = (admitted: ServiceRecord[]): Record<string, Record<string, number>> => {
-      const out: Record<string, Record<string, number>> = { category: {}, status: {}, network: {} }
-      const add = (field: string, value: string): void => { const counts = out[field] as Record<string, number>; counts[value] = (counts[value] ?? 0) + 1 }
-      for (const r of admitted) {
-        add('category', r.category)
-        add('status', r.status)
-        for (const chain of new Set(r.supportedChains)) add('network', chain)
-      }
-      return out
-    }
     t.same(await store.countFacets({}), facetsOf(records), 'facets of the whole catalog')
     const chain = (records[0] as ServiceRecord).supportedChains[0] as string
     const bound = (records[3] as ServiceRecord).priceAtomic
@@ -139,7 +142,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
 
   t.test('listServices: every filter × sort × order against the reference, with paging', async (t) => {
     const store = await open(t)
-    const records = demoRecords()
+    const records = someDeclaring(demoRecords())
     await store.insertServices(records)
     const chains = [...new Set(records.flatMap((r) => r.supportedChains))]
     const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
@@ -154,7 +157,11 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
       { maxPriceAtomic: median },
       { maxPriceAtomic: prices[0] as number },
       { category: 'weather', status: 'verified', maxPriceAtomic: median },
-      { category: 'no-such-category' }
+      { category: 'no-such-category' },
+      { extension: 'bazaar' },
+      { extension: 'bazaar', status: 'verified' },
+      { extension: 'bazaar', maxPriceAtomic: median },
+      { extension: 'bazaar', chain: chains[0] as string }
     ]
     for (const filter of filters) {
       for (const field of SORT_FIELDS) {
@@ -361,10 +368,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const store = await open(t)
     const [a] = demoRecords() as [ServiceRecord]
     await store.insertServices([a])
-    const bazaar = (field: string): Record<string, unknown> => ({
-      info: { input: { type: 'http', method: 'GET', queryParams: { [field]: 'Tokyo' } } },
-      schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { input: { type: 'object', properties: { queryParams: { type: 'object', properties: { [field]: { type: 'string', description: 'the $ref-free "name"' } } } } } } }
-    })
+    const bazaar = bazaarDeclaration
     const callSchema = (field: string): CallSchema => ({
       declaredIn: 'extensions.bazaar',
       method: 'GET',
@@ -410,6 +414,48 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same(await store.getService(a.id), updated, 'updateService writes them too')
   })
 
+  t.test('the extension filter follows what the last probe read: declared, refused, none, then an update', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const [a, b] = records as [ServiceRecord, ServiceRecord]
+    const policy = { failurePeriodMs: 0 }
+    const probe = (n: number, discovery: ProbeOutcome['discovery']): ProbeOutcome => ({
+      checkedAt: new Date(Date.parse(NOW) + n * 1000).toISOString(), httpStatus: 402, x402Version: 2, latencyMs: 5, answered402: true, matched: true, reason: 'matches', accepts: null, discovery
+    })
+    const declared = (field: string): ProbeOutcome['discovery'] => ({
+      kind: 'declared',
+      callSchema: { declaredIn: 'extensions.bazaar', method: 'GET', inputKind: 'query', bodyType: null, inputSchema: null, inputExample: { [field]: 'x' }, outputSchema: null, outputExample: null, mcpTool: null },
+      bazaar: bazaarDeclaration(field)
+    })
+    const sort = { field: 'trustScore', order: 'desc' } as const
+    const listed = async (filter: CatalogFilter = { extension: 'bazaar' }): Promise<{ ids: string[], total: number }> => {
+      const page = await store.listServices(filter, sort, { limit: 100, offset: 0 })
+      return { ids: page.items.map((r) => r.id), total: page.total }
+    }
+    t.same(await listed(), { ids: [], total: 0 }, 'nothing declared yet: an empty page')
+
+    await store.recordProbe(a.id, probe(1, declared('city')), policy, null)
+    t.same(await listed(), { ids: [a.id], total: 1 }, 'a declaring probe lists the service')
+    t.same(await listed({ extension: 'bazaar', category: a.category }), { ids: [a.id], total: 1 }, 'with another filter too')
+    t.same(await listed({ extension: 'bazaar', category: 'no-such-category' }), { ids: [], total: 0 })
+    await store.recordProbe(a.id, probe(2, { kind: 'refused', reason: 'too large' }), policy, null)
+    t.same(await listed(), { ids: [a.id], total: 1 }, 'a refused declaration keeps the last good one, and the listing')
+    await store.recordProbe(b.id, probe(3, declared('town')), policy, null)
+    t.same((await listed()).ids.sort(), [a.id, b.id].sort(), 'a second service')
+    t.same(await store.countFacets({ extension: 'bazaar' }), facetsOf(await store.getServices([a.id, b.id])), 'countFacets counts only the declaring services')
+    const streamed: string[] = []
+    for await (const record of store.streamServices({ extension: 'bazaar' }, 1)) streamed.push(record.id)
+    t.same(streamed, [a.id, b.id].sort(), 'streamServices too, in id order')
+
+    await store.recordProbe(a.id, probe(4, { kind: 'none' }), policy, null)
+    t.same(await listed(), { ids: [b.id], total: 1 }, 'an answer declaring none removes it')
+    const current = await store.getService(a.id) as ServiceRecord
+    t.equal(await store.updateService({ ...current, bazaarExtension: bazaarDeclaration('village'), updatedAt: NOW }), true)
+    t.same((await listed()).ids.sort(), [a.id, b.id].sort(), 'updateService brings it back')
+    t.same((await listed({})).total, records.length, 'without the filter: every service')
+  })
+
   t.test('recordProbe: failures make a service inactive once they span the failure period it is given', async (t) => {
     const store = await open(t)
     const [a, b] = demoRecords().map((r): ServiceRecord => ({ ...r, status: 'verified' })) as [ServiceRecord, ServiceRecord]
@@ -429,7 +475,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
 
   t.test('streamServices: every match once, in id order, across batch boundaries', async (t) => {
     const store = await open(t)
-    const records = demoRecords()
+    const records = someDeclaring(demoRecords())
     await store.insertServices(records)
     const walk = async (filter: CatalogFilter, batch: number): Promise<string[]> => {
       const ids: string[] = []
@@ -442,7 +488,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same(await walk({}, records.length), sortedIds({}), 'one exact batch')
     t.same(await walk({}, 1000), sortedIds({}))
     const payTo = (records[3] as ServiceRecord).paymentAddress
-    for (const filter of [{ status: 'verified' as const }, { category: 'weather' }, { chain: 'eip155:8453' }, { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }]) {
+    for (const filter of [{ status: 'verified' as const }, { category: 'weather' }, { chain: 'eip155:8453' }, { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { extension: 'bazaar' as const }, { extension: 'bazaar' as const, status: 'verified' as const }]) {
       t.same(await walk(filter, 5), sortedIds(filter), JSON.stringify(filter))
     }
     t.same(await walk({ category: 'no-such-category' }, 5), [])

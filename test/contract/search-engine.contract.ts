@@ -13,6 +13,8 @@ import type { JapaneseTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { SEARCH_ATTRIBUTES, type SearchDocument, type SearchEngine, type SearchQuery } from '../../src/search/search-engine.js'
 import type { ServiceFilter } from '../../src/domain/catalog-query.js'
 import { samePayTo } from '../../src/domain/pay-to.js'
+import { declaredExtensions } from '../../src/domain/call-schema.js'
+import { someDeclaring } from '../support/discovery-declarations.js'
 
 export interface EngineHarness {
   /** Opens a fresh, empty engine, closed and removed when `t` ends. */
@@ -22,7 +24,8 @@ export interface EngineHarness {
   removals: boolean
 }
 
-const records = seedRecords(readSeedFile('demo'), '2025-03-04T05:06:07.089Z')
+// Some declare the Bazaar extension (no call schema: the indexed text is the demo catalog's).
+const records = someDeclaring(seedRecords(readSeedFile('demo'), '2025-03-04T05:06:07.089Z'))
 const byId = new Map(records.map((r) => [r.id, r]))
 
 function query (q: string, overrides: Partial<SearchQuery> = {}): SearchQuery {
@@ -38,7 +41,8 @@ function matches (record: ServiceRecord, filter: ServiceFilter): boolean {
     (filter.status === undefined || record.status === filter.status) &&
     (filter.chain === undefined || record.supportedChains.includes(filter.chain)) &&
     (filter.maxPriceAtomic === undefined || record.priceAtomic <= filter.maxPriceAtomic) &&
-    (filter.payTo === undefined || samePayTo(record.paymentAddress, filter.payTo))
+    (filter.payTo === undefined || samePayTo(record.paymentAddress, filter.payTo)) &&
+    (filter.extension === undefined || declaredExtensions(record).includes(filter.extension))
 }
 
 export function searchEngineContract (t: Test, harness: EngineHarness): void {
@@ -68,6 +72,18 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
     t.equal((await engine.search(query('newname'))).total, 1, 'the newer document is indexed')
     t.equal((await engine.search(query('oldname'))).total, 0, 'an older document never overwrites a newer one')
     t.equal(await engine.checkpoint(), 500)
+
+    // A declaring service whose endpoint stops declaring: a newer document without it drops out of the filter.
+    const declaring = records.slice(1).find((r) => r.bazaarExtension !== undefined) as ServiceRecord
+    const filter: ServiceFilter = { extension: 'bazaar' }
+    const found = async (): Promise<boolean> => (await engine.search(query(declaring.name, { filter }))).hits.some((h) => h.id === declaring.id)
+    t.ok(await found(), 'a declaring service matches the extension filter')
+    const plain = { ...declaring }
+    delete plain.bazaarExtension
+    await engine.apply([toSearchDocument(plain, 600, tokenizer)], 600)
+    t.notOk(await found(), 'a newer document without the declaration does not')
+    await engine.apply([toSearchDocument(declaring, 700, tokenizer)], 700)
+    t.ok(await found(), 'and declaring again brings it back')
   })
 
   t.test('removedIds deletes services', async (t) => {
@@ -135,13 +151,15 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
     const filters: ServiceFilter[] = [
       { category: 'weather' }, { status: 'verified' }, { chain }, { maxPriceAtomic: prices[Math.floor(prices.length / 2)] as number },
       { category: 'weather', status: 'verified' }, { category: 'x" OR category = "finance' },
-      { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { payTo: 'x" OR payTo = "y' }
+      { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { payTo: 'x" OR payTo = "y' },
+      { extension: 'bazaar' }, { extension: 'bazaar', category: 'weather' }
     ]
     for (const filter of filters) {
       const result = await engine.search(query('api', { filter }))
       t.ok(result.hits.every((h) => matches(byId.get(h.id) as ServiceRecord, filter)), `every hit satisfies ${JSON.stringify(filter)}`)
       const unfiltered = (await engine.search(query('api'))).hits.filter((h) => matches(byId.get(h.id) as ServiceRecord, filter)).map((h) => h.id).sort()
       t.same(result.hits.map((h) => h.id).sort(), unfiltered, `and no match is lost to ${JSON.stringify(filter)}`)
+      if (filter.extension !== undefined) t.ok(result.total > 0 && result.total < all.total, `${JSON.stringify(filter)} keeps some matches and leaves some out`)
     }
 
     const byPrice = await engine.search(query('api', { sort: { field: 'price', order: 'asc' } }))

@@ -37,3 +37,15 @@ test('the input schema\'s field names and descriptions follow the description, a
   t.equal(toSearchDocument({ ...record, description: 'Tides' }, 1, tokenizer).text.description, 'Tides.\ncity Name Where to forecast days')
   t.equal(plain.text.description, 'Tide tables for harbours.', 'no schema, nothing appended')
 })
+
+test('the document lists the x402 extensions the endpoint declares: bazaar while it keeps a declaration', async (t) => {
+  const tokenizer = await loadTokenizer()
+  const [base] = seedRecords(readSeedFile('demo'), '2025-01-01T00:00:00.000Z') as [ServiceRecord]
+  const plain: ServiceRecord = { ...base }
+  delete plain.callSchema
+  delete plain.bazaarExtension
+  t.same(toSearchDocument(plain, 1, tokenizer).extensions, [], 'declaring nothing')
+  const declaring = toSearchDocument({ ...plain, callSchema: SCHEMA, bazaarExtension: { info: { input: { type: 'http', method: 'GET' } } } }, 2, tokenizer)
+  t.same(declaring.extensions, ['bazaar'])
+  t.same(toMeiliDocument(declaring).extensions, ['bazaar'], 'Meilisearch gets the same keys')
+})

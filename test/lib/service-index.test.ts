@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import { compareText } from '../../src/domain/sort-keys.js'
 import { payToKey } from '../../src/domain/pay-to.js'
 import { ServiceIndex, type ListEntry } from '../../src/lib/service-index.js'
-import { SORT_FIELDS, type ServiceFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
+import { SORT_FIELDS, extensionBit, type ServiceFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
 import { prng } from '../../bench/generate.js'
 const TRICKY = ['', 'a', 'A', 'ab', 'a b', 'z', 'é', 'ｚ', '天気', '天気予報', 'ー', '\u{e000}', '\u{ffe0}', '\u{10000}', '😀', '😀a', 'a😀', '\u{1f600}\u{e000}', '\u{fffd}']
 
@@ -51,7 +51,9 @@ function randomEntry (random: () => number, n: number): Row {
     nameSort: pick(TRICKY) + pick(['', 'api', 'ｚ']),
     createdAt: pick(TIMES),
     chains: CHAINS.filter(() => random() < 0.4),
-    payTo: pick(PAY_TO)
+    payTo: pick(PAY_TO),
+    // A few declare the Bazaar extension, as in a real catalog.
+    extensionMask: random() < 0.2 ? extensionBit('bazaar') : 0
   }
 }
 
@@ -66,6 +68,7 @@ function reference (rows: readonly Row[], filter: ServiceFilter, sort: ServiceSo
       (filter.chain === undefined || row.chains.includes(filter.chain)) &&
       (filter.maxPriceAtomic === undefined || row.priceAtomic <= filter.maxPriceAtomic) &&
       (filter.payTo === undefined || row.payTo === payToKey(filter.payTo)) &&
+      (filter.extension === undefined || (row.extensionMask & extensionBit(filter.extension)) !== 0) &&
       (within === undefined || within.has(row.id)))
     .sort((a, b) => direction * (compare(key(a), key(b)) || compareText(a.id, b.id)))
     .map((row) => row.handle)
@@ -79,6 +82,7 @@ function randomFilter (random: () => number): ServiceFilter {
   if (random() < 0.5) filter.maxPriceAtomic = Math.floor(random() * 21) * 1000 - (random() < 0.2 ? 1 : 0)
   // EVM addresses match case-insensitively, as a user may type them.
   if (random() < 0.2) filter.payTo = random() < 0.5 ? PAY_TO[0]?.toUpperCase().replace('0X', '0x') : PAY_TO[Math.floor(random() * PAY_TO.length)]
+  if (random() < 0.25) filter.extension = 'bazaar'
   return filter
 }
 
@@ -148,7 +152,7 @@ test('an empty index, and one grown from empty', async (t) => {
 
 test('a chain beyond the per-slot bit mask still filters', async (t) => {
   const chains = Array.from({ length: 40 }, (_, i) => `eip155:${i + 1}`)
-  const rows: ListEntry[] = chains.map((chain, i) => ({ id: `svc_${i}`, handle: i, category: 'c', status: 'verified', priceAtomic: i, trustScore: 50, nameSort: 'n', createdAt: TIMES[0] as string, chains: [chain, 'eip155:1'], payTo: 'p' }))
+  const rows: ListEntry[] = chains.map((chain, i) => ({ id: `svc_${i}`, handle: i, category: 'c', status: 'verified', priceAtomic: i, trustScore: 50, nameSort: 'n', createdAt: TIMES[0] as string, chains: [chain, 'eip155:1'], payTo: 'p', extensionMask: 0 }))
   const index = new ServiceIndex(rows)
   const last = index.query({ chain: 'eip155:40' }, { field: 'price', order: 'asc' }, { limit: 5, offset: 0 })
   t.same(last, { handles: [39], total: 1 })
@@ -159,7 +163,7 @@ test('a chain beyond the per-slot bit mask still filters', async (t) => {
 })
 
 test('orders handed in must name every entry once', async (t) => {
-  const rows: ListEntry[] = [0, 1].map((n) => ({ id: `svc_${n}`, handle: n, category: 'c', status: 'verified', priceAtomic: n, trustScore: 1, nameSort: 'n', createdAt: 'x', chains: [], payTo: 'p' }))
+  const rows: ListEntry[] = [0, 1].map((n) => ({ id: `svc_${n}`, handle: n, category: 'c', status: 'verified', priceAtomic: n, trustScore: 1, nameSort: 'n', createdAt: 'x', chains: [], payTo: 'p', extensionMask: 0 }))
   t.throws(() => new ServiceIndex(rows, { price: [0, 7] }), { name: 'IndexStateError', message: /handle 7/ })
   t.throws(() => new ServiceIndex(rows, { price: [0] }), /1 handles for 2 entries/)
   t.throws(() => new ServiceIndex([...rows, rows[0] as ListEntry]), /already an entry/)

@@ -8,8 +8,8 @@ import type { FastifyInstance } from 'fastify'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { decodePaymentRequiredHeader } from '@x402/core/http'
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
+import { decodePaymentRequiredHeader, HTTPFacilitatorClient } from '@x402/core/http'
+import { declareDiscoveryExtension, withBazaar } from '@x402/extensions/bazaar'
 import { build, register, validBody } from '../helper.js'
 import { startX402Server, type X402Server } from '../support/x402-servers.js'
 import { MAX_DISCOVERY_BYTES } from '../../src/domain/call-schema.js'
@@ -74,7 +74,27 @@ test('a probed listing: detail, export, discovery, search and MCP carry the decl
     t.notOk(byId.has(plainId) && 'extensions' in (byId.get(plainId) as object), 'none declared: no extensions')
   }
 
+  // extensions=bazaar: only the endpoints declaring it (the official client sends the filter).
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const bazaar = withBazaar(new HTTPFacilitatorClient({ url: address })).extensions.bazaar
+  const declaring = await bazaar.listResources({ extensions: 'bazaar' })
+  t.same(declaring.items.map((item) => (item as unknown as Item).metadata.id).sort(), [weatherId, translateId].sort(), 'extensions=bazaar lists the declaring endpoints only')
+  t.equal(declaring.pagination.total, 2)
+  t.ok(declaring.items.every((item) => item.extensions?.bazaar !== undefined), 'each with its extensions.bazaar')
+  t.same((await bazaar.listResources({ extensions: 'bazaar', limit: 1, offset: 1 })).pagination, { limit: 1, offset: 1, total: 2 }, 'paged with its own total')
+  const withPayTo = await bazaar.listResources({ extensions: 'bazaar', payTo: PROVIDER.toUpperCase().replace('0X', '0x'), network: 'base' })
+  t.equal(withPayTo.pagination.total, 2, 'with payTo and network too')
+  t.equal((await bazaar.listResources({ extensions: 'bazaar', payTo: '0x1111111111111111111111111111111111111111' })).pagination.total, 0)
+  t.equal((await bazaar.listResources({ extensions: 'mcp' })).pagination.total, 0, 'another key: an empty page')
+  t.equal((await bazaar.listResources({ extensions: 'Bazaar' })).pagination.total, 0, 'keys compare exactly')
+  t.equal((await bazaar.listResources({})).pagination.total, 3, 'without it: every listing')
+
   await app.searchReady()
+  const paid = await bazaar.search({ query: 'paid', extensions: 'bazaar' })
+  t.same(paid.resources, [], 'the search leaves out the listing declaring nothing')
+  t.same((await bazaar.search({ query: 'paid' })).resources.map((r) => (r as unknown as Item).metadata.id), [plainId], '(which it finds without the filter)')
+  const declaredSearch = await bazaar.search({ query: 'language', extensions: 'bazaar' })
+  t.same(declaredSearch.resources.map((r) => (r as unknown as Item).metadata.id), [translateId], 'and keeps the declaring ones')
   const search = (await app.inject('/api/catalog/search?q=forecast%20by%20city')).json() as { results: Array<{ service: { id: string } }> }
   // Its name, description and category (Sky Oracle, Meteorological data., weather) say neither word.
   t.equal(search.results[0]?.service.id, weatherId, 'the input field city and its description find it, first')
@@ -82,7 +102,6 @@ test('a probed listing: detail, export, discovery, search and MCP carry the decl
   t.same(found.resources.map((r) => r.metadata.id), [translateId], 'a body field too, through the discovery search')
   t.same(found.resources[0]?.extensions, { bazaar: declared[translateId] })
 
-  const address = await app.listen({ port: 0, host: '127.0.0.1' })
   const client = new Client({ name: 'catalog-test-agent', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${address}/mcp`)))
   t.teardown(async () => { await client.close() })
@@ -131,4 +150,8 @@ test('the OpenAPI document describes callSchema and extensions.bazaar', async (t
   t.match(JSON.stringify(detail.properties.callSchema), /inputSchema.*exampleCall/)
   const item = spec.paths['/discovery/resources'].get.responses['200'].content['application/json'].schema.properties.items.items
   t.match(item.properties.extensions, { properties: { bazaar: { description: /exactly as the endpoint/ } } })
+  for (const path of ['/discovery/resources', '/discovery/search']) {
+    const parameter = (spec.paths[path].get.parameters as Array<{ name: string, description?: string, schema?: { description?: string } }>).find((p) => p.name === 'extensions')
+    t.match(parameter?.description ?? parameter?.schema?.description, /`bazaar`: only resources whose endpoint declares the Bazaar discovery extension.*any other key.*empty list/, `${path}: the extensions filter as applied`)
+  }
 })

@@ -81,6 +81,10 @@ test('export filters are validated like the list endpoint\'s', async (t) => {
   t.equal(toCatalogFilter({ type: 'mcp' }), null, 'the catalog lists http resources only')
   t.equal(toCatalogFilter({ scheme: 'upto' }), null)
   t.same(toCatalogFilter({ type: 'http', scheme: 'exact' }), {})
+  t.same(toCatalogFilter({ extensions: 'bazaar', status: 'verified' }), { status: 'verified', extension: 'bazaar' }, 'the Bazaar discovery extension: only the services declaring it')
+  t.equal(toCatalogFilter({ extensions: 'Bazaar' }), null, 'keys compare exactly')
+  t.equal(toCatalogFilter({ extensions: 'x402-catalog' }), null, 'an extension the catalog keeps no declaration of: nothing')
+  t.equal(toCatalogFilter({ extensions: 'bazaar', type: 'mcp' }), null)
 })
 
 test('GET /api/export: the whole catalog, every item checked with @x402/core schemas', async (t) => {

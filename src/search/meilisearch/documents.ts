@@ -36,6 +36,8 @@ export interface MeiliServiceDocument {
   createdAt: string
   /** payToKey of the payment address (a filter). */
   payTo: string
+  /** x402 extension keys the endpoint declares (a filter; absent in documents indexed before it). */
+  extensions: string[]
   name: string
   categoryText: string
   description: string
@@ -93,6 +95,7 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     nameSort: doc.nameSort,
     createdAt: doc.createdAt,
     payTo: doc.payTo,
+    extensions: [...doc.extensions],
     name: doc.text.name,
     categoryText: doc.text.category,
     description: doc.text.description,

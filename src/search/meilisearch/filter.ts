@@ -37,6 +37,8 @@ export function buildFilter (filter: ServiceFilter): string | undefined {
   if (filter.chain !== undefined) conditions.push(`networks = ${quoteFilterValue(filter.chain)}`)
   if (filter.maxPriceAtomic !== undefined) conditions.push(`priceAtomic <= ${integer(filter.maxPriceAtomic, 'maxPriceAtomic')}`)
   if (filter.payTo !== undefined) conditions.push(`payTo = ${quoteFilterValue(payToKey(filter.payTo))}`)
+  // `extensions` is an array, like `networks`.
+  if (filter.extension !== undefined) conditions.push(`extensions = ${quoteFilterValue(filter.extension)}`)
   return conditions.length === 0 ? undefined : conditions.join(' AND ')
 }
 

@@ -9,11 +9,12 @@
  */
 import type Database from 'better-sqlite3'
 import type { SearchDocument } from '../search-engine.js'
+import { extensionMask } from '../../domain/catalog-query.js'
 import type { IndexRow } from './memory-index.js'
 import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from './terms.js'
 
 /** Bumped when the layout changes; an index in another layout is rebuilt from the store. */
-export const LAYOUT = 5
+export const LAYOUT = 6
 
 /** Prepared statements by SQL text (a statement per generation's table names). */
 export class Statements {
@@ -59,6 +60,7 @@ export function createGeneration (db: Database.Database, g: number): void {
       created_at TEXT NOT NULL,
       chains TEXT NOT NULL,
       pay_to TEXT NOT NULL,
+      extensions INTEGER NOT NULL,
       terms TEXT NOT NULL
     ) STRICT;
     CREATE INDEX IF NOT EXISTS docs_${g}_changed ON docs_${g} (changed);
@@ -77,7 +79,7 @@ export function writeDocuments (statements: Statements, g: number, documents: re
   const find = statements.get(`SELECT rowid, seq FROM docs_${g} WHERE id = ?`)
   const remove = statements.get(`DELETE FROM docs_${g} WHERE rowid = ?`)
   const log = statements.get(`INSERT OR REPLACE INTO removed_${g} (row, changed) VALUES (?, ?)`)
-  const insert = statements.get(`INSERT INTO docs_${g} (id, seq, changed, category, status, price_atomic, trust_score, name_sort, created_at, chains, pay_to, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const insert = statements.get(`INSERT INTO docs_${g} (id, seq, changed, category, status, price_atomic, trust_score, name_sort, created_at, chains, pay_to, extensions, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const category = statements.get(`INSERT OR IGNORE INTO categories_${g} (category, terms, changed) VALUES (?, ?, ?)`)
   const categoriesDone = new Set<string>()
   for (const doc of documents) {
@@ -90,7 +92,7 @@ export function writeDocuments (statements: Statements, g: number, documents: re
       category.run(doc.category, JSON.stringify(encodeCategoryTerms(doc.terms.category)), version)
     }
     const terms = JSON.stringify([encodeTerms(doc.terms.name), encodeTerms(doc.terms.description)])
-    insert.run(doc.id, doc.seq, version, doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt, JSON.stringify(doc.chains), doc.payTo, terms)
+    insert.run(doc.id, doc.seq, version, doc.category, doc.status, doc.priceAtomic, doc.trustScore, doc.nameSort, doc.createdAt, JSON.stringify(doc.chains), doc.payTo, extensionMask(doc.extensions), terms)
   }
 }
 
@@ -115,10 +117,11 @@ interface StoredRow {
   created_at: string
   chains: string
   pay_to: string
+  extensions: number
   terms: string
 }
 
-const ROW_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, chains, pay_to, terms'
+const ROW_COLUMNS = 'rowid, id, category, status, price_atomic, trust_score, name_sort, created_at, chains, pay_to, extensions, terms'
 
 function toIndexRow (row: StoredRow): IndexRow {
   return {
@@ -132,6 +135,7 @@ function toIndexRow (row: StoredRow): IndexRow {
     createdAt: row.created_at,
     chains: JSON.parse(row.chains) as string[],
     payTo: row.pay_to,
+    extensionMask: row.extensions,
     terms: JSON.parse(row.terms) as [EncodedTerms, EncodedTerms]
   }
 }

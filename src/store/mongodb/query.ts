@@ -8,7 +8,7 @@ import { payToKey } from '../../domain/pay-to.js'
 import type { CatalogFilter, ServiceSort } from '../../domain/catalog-query.js'
 import type { PaymentFilter, PaymentSummary } from '../../domain/payment.js'
 import type { PaymentDocument, ServiceDocument } from './mapping.js'
-import { EQUALITY_FILTER_KEYS, SORT_KEYS } from './schema.js'
+import { EQUALITY_FILTER_KEYS, EXTENSION_FIELDS, SORT_KEYS } from './schema.js'
 import { fromAtomicDecimal, fromLong, toAmountLong, toLong } from './mapping.js'
 
 export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
@@ -20,6 +20,8 @@ export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
   if (filter.maxPriceAtomic !== undefined) query.priceAtomic = { $lte: toLong(filter.maxPriceAtomic, 'maxPriceAtomic') }
   // EVM addresses compare case-insensitively: each document keeps payToKey(paymentAddress), compared exactly.
   if (filter.payTo !== undefined) query.payToKey = { $eq: payToKey(filter.payTo) }
+  // The partial index bazaar_trustScore_id serves this (its filter expression is the same).
+  if (filter.extension !== undefined) query[EXTENSION_FIELDS[filter.extension]] = { $exists: true }
   return query as Filter<ServiceDocument>
 }
 

@@ -8,6 +8,7 @@
 import type { Document, IndexDescription } from 'mongodb'
 import { HTTP_METHODS } from '../../domain/http-method.js'
 import { SERVICE_STATUSES } from '../../domain/trust.js'
+import type { ExtensionKey } from '../../domain/catalog-query.js'
 
 export const COLLECTIONS = {
   services: 'services',
@@ -349,6 +350,12 @@ export const EQUALITY_FILTER_KEYS = {
 } as const
 
 /**
+ * Per x402 extension key, the field present exactly while the endpoint declares it: the
+ * validator allows it only as a string, and a probe declaring none `$unset`s it.
+ */
+export const EXTENSION_FIELDS = { bazaar: 'bazaarExtension' } as const satisfies Record<ExtensionKey, string>
+
+/**
  * Indexes of the services collection.
  *
  * The list endpoint filters by equality on category, status or chain (optionally bounded by
@@ -360,7 +367,7 @@ export const EQUALITY_FILTER_KEYS = {
  * answered from the same index (COUNT_SCAN). A second filter (category and status) is
  * applied while walking; `{priceAtomic, _id}` also serves "maxPrice" ranges sorted by price.
  * `supportedChains` is an array: those indexes are multikey, which still provides the sort
- * for an equality match on the chain. 16 list indexes, 22 in all, well under MongoDB's 64 per collection;
+ * for an equality match on the chain. 16 list indexes (and a partial one for `extensions=bazaar`), 23 in all, well under MongoDB's 64 per collection;
  * registrations are rare next to reads.
  */
 export function serviceIndexes (): IndexDescription[] {
@@ -376,6 +383,9 @@ export function serviceIndexes (): IndexDescription[] {
     { key: { nextProbeAt: 1, _id: 1 }, name: 'nextProbeAt_id' },
     // An origin's listings (origin import): a range on the canonical endpoint.
     { key: { endpoint: 1 }, name: 'endpoint' },
+    // `extensions=bazaar` (the discovery list, by trust): only the services declaring it, a
+    // small share, are in it, so the walk and the count touch those alone.
+    { key: { trustScore: 1, _id: 1 }, name: 'bazaar_trustScore_id', partialFilterExpression: { [EXTENSION_FIELDS.bazaar]: { $exists: true } } },
     // The Bazaar payTo filter: an exact match on payToKey (EVM addresses lower-cased).
     { key: { payToKey: 1, _id: 1 }, name: 'payToKey_id' },
     // The chain watcher: distinct payTos of a network (payTosOn) and a payTo's services, oldest first (servicesByPayTo).

@@ -5,11 +5,18 @@
  */
 import type Database from 'better-sqlite3'
 import { originOf } from '../../domain/claims.js'
+import { EXTENSION_KEYS, extensionBit, type ExtensionKey } from '../../domain/catalog-query.js'
 import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
 export const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
+
+/** Per x402 extension key, the condition a service declaring it meets (call-schema.ts declaredExtensions). */
+export const EXTENSION_CONDITIONS: Record<ExtensionKey, string> = { bazaar: 'bazaar_extension IS NOT NULL' }
+
+/** SQL twin of extensionMask(declaredExtensions(record)). */
+export const EXTENSION_MASK_SQL = `(${EXTENSION_KEYS.map((key) => `(${EXTENSION_CONDITIONS[key]}) * ${extensionBit(key)}`).join(' + ')})`
 
 /**
  * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
@@ -185,6 +192,8 @@ CREATE INDEX IF NOT EXISTS services_endpoint ON services(endpoint);
 CREATE INDEX IF NOT EXISTS services_origin ON services(origin);
 CREATE INDEX IF NOT EXISTS services_next_probe ON services(next_probe_at, id);
 CREATE INDEX IF NOT EXISTS services_network_pay_to ON services(network, ${PAY_TO_KEY_SQL}, id);
+-- The few services declaring the Bazaar extension, for the SQL paths filtered on it (streamServices, countFacets).
+CREATE INDEX IF NOT EXISTS services_bazaar ON services(id) WHERE bazaar_extension IS NOT NULL;
 DROP INDEX IF EXISTS services_trust;
 DROP INDEX IF EXISTS services_name;
 DROP INDEX IF EXISTS services_created;`

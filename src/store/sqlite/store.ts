@@ -27,7 +27,7 @@ import { serviceKeysOf, type ServiceKeyValues } from '../../lib/service-columns.
 import { ListThread } from './list-thread.js'
 import { jsonArrayBytes } from '../json-page.js'
 import { releaseGarbage } from '../../release-garbage.js'
-import { PAY_TO_KEY_SQL, migrate } from './schema.js'
+import { EXTENSION_CONDITIONS, EXTENSION_MASK_SQL, PAY_TO_KEY_SQL, migrate } from './schema.js'
 import {
   RECORD_COLUMNS, RECORD_VALUES, fromClaimRow, fromTransferRow, type ClaimRow, type TransferRow, fromCheckpointRow, fromDisplacementRow, fromKeyRow, fromPaymentRow, fromProbeRow, fromValues, toParams, discoveryParams,
   type ApiKeyRow, type DisplacementRow, type PaymentRow, type ProbeRow, type RecordValues
@@ -40,11 +40,13 @@ const MAX_AMOUNT = (1n << 63n) - 1n
 const NEXT_SEQ = '(SELECT MAX(s) + 1 FROM (SELECT COALESCE(MAX(seq), 0) AS s FROM services UNION ALL SELECT COALESCE(MAX(seq), 0) FROM service_tombstones))'
 
 /** What the list index keeps of a service (src/lib/service-index.ts): its ServiceKeyValues, then the rowid to read it back by. */
-const LIST_COLUMNS = `id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains, ${PAY_TO_KEY_SQL}, rowid`
+const LIST_COLUMNS = `id, category, status, price_atomic, trust_score, name_sort, created_at, supported_chains, ${PAY_TO_KEY_SQL}, ${EXTENSION_MASK_SQL}, rowid`
 type ListValues = [...ServiceKeyValues, rowid: number]
+/** Where the rowid sits in ListValues: after the keys. */
+const ROWID_AT = 10 satisfies ServiceKeyValues['length']
 
 function toListEntry (v: ListValues): ListEntry {
-  return { ...serviceKeysOf(v), handle: v[9] }
+  return { ...serviceKeysOf(v), handle: v[ROWID_AT] }
 }
 
 /** Each list index order as SQL sorts it, read off the (sort, id) indexes when building the index. */
@@ -401,6 +403,7 @@ export class SqliteCatalogStore implements CatalogStore {
     if (filter.status !== undefined) { where.push('status = @status'); params.status = filter.status }
     if (filter.maxPriceAtomic !== undefined) { where.push('price_atomic <= @maxPrice'); params.maxPrice = filter.maxPriceAtomic }
     if (filter.payTo !== undefined) { where.push(`${PAY_TO_KEY_SQL} = @payTo`); params.payTo = payToKey(filter.payTo) }
+    if (filter.extension !== undefined) where.push(EXTENSION_CONDITIONS[filter.extension])
     if (filter.chain !== undefined) {
       // Correlated, so SQLite can walk the sort index and stop once the page is full.
       where.push('EXISTS (SELECT 1 FROM service_chains c WHERE c.chain = @chain AND c.service_id = services.id)')

@@ -81,6 +81,8 @@ test('filter values cannot change the expression: hostile values parse back as t
   t.throws(() => buildFilter({ maxPriceAtomic: 0.5 }), /safe integer/)
   t.throws(() => buildFilter({ maxPriceAtomic: Number.NaN }), RangeError)
   t.equal(idsFilter(['svc_a', 'x"y']), 'id IN ["svc_a", "x\\"y"]')
+  // `extensions` is an array of keys: equality matches a document listing the key.
+  t.same(parseConditions(buildFilter({ extension: 'bazaar', status: 'verified' }) as string), [['status', '=', 'verified'], ['extensions', '=', 'bazaar']])
 })
 
 test('sorts: the field, then the id in the same direction', async (t) => {
@@ -94,7 +96,7 @@ test('sorts: the field, then the id in the same direction', async (t) => {
 test('index settings', async (t) => {
   const settings = indexSettings()
   t.same(settings.searchableAttributes, ['name', 'name_ja', 'name_kana', 'description', 'description_ja', 'description_kana', 'categoryText', 'category_ja', 'category_kana'], 'name, description, then category (category-only matches last among ties): each raw, kuromoji terms, readings')
-  for (const attribute of ['category', 'status', 'networks', 'priceAtomic']) t.ok(settings.filterableAttributes?.includes(attribute), `${attribute} is filterable`)
+  for (const attribute of ['category', 'status', 'networks', 'priceAtomic', 'payTo', 'extensions']) t.ok(settings.filterableAttributes?.includes(attribute), `${attribute} is filterable`)
   for (const attribute of ['priceAtomic', 'trustScore', 'nameSort', 'createdAt', 'id']) t.ok(settings.sortableAttributes?.includes(attribute), `${attribute} is sortable`)
   t.same(settings.rankingRules, ['sort', 'words', 'typo', 'proximity', 'attribute', 'exactness', 'trustScore:desc'])
   t.same(settings.typoTolerance, { enabled: true, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 } })
@@ -121,6 +123,9 @@ test('documents carry kuromoji terms and hiragana readings; queries are sent the
   t.notMatch(doc.name_kana, /[\u30A1-\u30F6]/, 'readings hold no katakana')
   t.ok(doc.category_ja.length > 0, 'the category\'s Japanese name is indexed')
   t.notOk(Object.prototype.hasOwnProperty.call(doc, 'terms'), 'only Meilisearch fields')
+  t.same(doc.extensions, [], 'declaring nothing: no extension keys')
+  const declaring = toMeiliDocument(toSearchDocument({ ...weather, bazaarExtension: { info: { input: { type: 'http', method: 'GET' } } } }, 13, tokenizer))
+  t.same(declaring.extensions, ['bazaar'], 'declaring the Bazaar extension: its key, the filter\'s value')
 
   const english = records.find((r) => !/[\u3040-\u30FF\u4E00-\u9FFF]/.test(r.name + r.description)) ?? records[0]
   if (english === undefined) return

@@ -38,6 +38,7 @@ function row (rowid: number, overrides: Partial<IndexRow> = {}): IndexRow {
     createdAt: '2026-01-01T00:00:00.000Z',
     chains: ['eip155:8453', 'eip155:8453'],
     payTo: '0x1111111111111111111111111111111111111111',
+    extensionMask: 0,
     terms: [encodeTerms([{ term: 'tokyo', position: 0 }, { term: 'weather', position: 1 }, { term: 'tokyo', position: 5 }]), encodeTerms([{ term: 'forecast', position: 600 }])],
     ...overrides
   }

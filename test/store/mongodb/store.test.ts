@@ -440,6 +440,17 @@ test('the payTo filter: an exact match on the stored payToKey, EVM lower-cased, 
   t.ok(keys.includes('network,payToKey,createdAt,_id'), 'payTosOn and servicesByPayTo (oldest first) are served by an index')
 })
 
+test('the extension filter: the declaration field present, served by a partial index on the discovery order', async (t) => {
+  t.same(serviceFilter({ extension: 'bazaar' }), { bazaarExtension: { $exists: true } })
+  t.same(serviceFilter({ extension: 'bazaar', status: 'verified' }), { status: { $eq: 'verified' }, bazaarExtension: { $exists: true } })
+  // A probe declaring none removes the field ($unset), so its presence is the declaration.
+  t.notOk('bazaarExtension' in toServiceDocument(record, 1), 'a service declaring nothing has no such field')
+  t.ok('bazaarExtension' in toServiceDocument({ ...record, bazaarExtension: { info: {} } }, 1), 'a declaring one has')
+  const partial = serviceIndexes().find((index) => index.name === 'bazaar_trustScore_id')
+  t.same(partial?.key, { trustScore: 1, _id: 1 }, 'walked backwards for the discovery order (trust, then id, descending)')
+  t.same(partial?.partialFilterExpression, { bazaarExtension: { $exists: true } }, 'holding only the declaring services: the same expression as the filter')
+})
+
 test('a duplicate-key error is a DuplicateEndpointError only when the endpoint index clashed', async (t) => {
   const [a, b] = records as [ServiceRecord, ServiceRecord]
   const message = 'E11000 duplicate key error collection: catalog.services'
