@@ -12,8 +12,8 @@ import type { SearchDocument } from '../search-engine.js'
 import type { IndexRow } from './memory-index.js'
 import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from './terms.js'
 
-/** Bumped when the layout changes; an index in another layout is rebuilt from the store. */
-export const LAYOUT = 5
+/** Bumped when the layout (or what a document holds: 6, tags) changes; an index in another layout is rebuilt from the store. */
+export const LAYOUT = 6
 
 /** Prepared statements by SQL text (a statement per generation's table names). */
 export class Statements {
