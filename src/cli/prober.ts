@@ -15,6 +15,8 @@ import { loadConfig } from '../config.js'
 import { ConfigError } from '../errors.js'
 import { HttpEndpointProber } from '../prober/endpoint-prober.js'
 import { ServiceMonitor } from '../prober/monitor.js'
+import { CategoryInference } from '../registration/category-inference.js'
+import { loadTokenizer } from '../search/analysis/tokenizer.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
 import { runCli } from './run.js'
 import { checkStore, workerCommand } from './worker-command.js'
@@ -34,9 +36,12 @@ CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see REA
     if (command === 'check') return await checkStore(config, 'prober')
     if (config.probeIntervalS === 0) throw new ConfigError('CATALOG_PROBE_INTERVAL_S is 0 (scheduled probing off): the prober has nothing to do')
     const logger = pino({ level: config.logLevel, base: { component: 'prober' } })
+    // kuromoji, as the API has it: a probe that changes an inferred listing's text infers its
+    // category again, and Japanese text needs the same analysis registration inferred it with.
+    const inference = new CategoryInference(await loadTokenizer())
     const store = await openCatalogStore(config)
     const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate, perAddress: config.probePerHost })
-    const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000)
+    const monitor = new ServiceMonitor(store, endpointProber, config.probeIntervalS * 1000, (text) => inference.infer(text))
     const scheduler = new ProbeScheduler({
       store, monitor, logger, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded, keepProcessAlive: true
     })

@@ -4,6 +4,7 @@
  * matching probe where there is one, else built from the registration.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import { sanitizeTags } from '@x402/extensions'
 import { isExtensionKey, type CatalogFilter } from './catalog-query.js'
 import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
@@ -44,7 +45,7 @@ export const BazaarItemSchema = Type.Object({
   description: Type.String(),
   mimeType: Type.String(),
   serviceName: Type.Optional(Type.String({ description: 'The name, when it is printable ASCII of at most 32 characters (the Bazaar rule); metadata.name always has it' })),
-  tags: Type.Array(Type.String()),
+  tags: Type.Array(Type.String(), { description: 'The category id first, then the service\'s own tags, held to the Bazaar\'s rules (printable ASCII, at most 32 characters, duplicates ignoring case dropped, at most 5)' }),
   extensions: Type.Optional(Type.Object({
     bazaar: Type.Record(Type.String(), Type.Unknown(), { description: 'The Bazaar discovery extension (info and schema: how to call the resource) exactly as the endpoint\'s 402 answer declared it at the last probe; for an x402 v1 endpoint, as the Bazaar builds it from the answer\'s outputSchema' })
   }, { description: 'Absent when the endpoint declares no discovery extension' })),
@@ -120,6 +121,16 @@ export function bazaarServiceName (name: string): string | undefined {
 }
 
 /**
+ * An item's `tags`: the category id first (what `tags` always held, so readers of `tags[0]`
+ * keep the category), then the service's own tags, through the Bazaar's own sanitizer: a tag
+ * the Bazaar would drop (not printable ASCII, say a Japanese one) is left out, duplicates
+ * ignoring case go, at most five (a fifth own tag gives way to the category).
+ */
+export function bazaarTags (record: Pick<ServiceRecord, 'category' | 'tags'>): string[] {
+  return sanitizeTags([record.category, ...record.tags]) ?? []
+}
+
+/**
  * Requirements a paying client would see, derived from the registration: `exact` USDC on
  * each supported chain at the registered price. A chain whose USDC the x402 packages do not
  * know is left out (no asset to name).
@@ -175,7 +186,7 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
     description: record.description,
     mimeType: DEFAULT_MIME_TYPE,
     ...(serviceName === undefined ? {} : { serviceName }),
-    tags: [record.category],
+    tags: bazaarTags(record),
     ...(record.bazaarExtension === undefined ? {} : { extensions: { bazaar: record.bazaarExtension } }),
     ...(record.usage === null ? {} : { quality: qualityOf(record.usage) }),
     metadata: {

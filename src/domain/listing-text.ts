@@ -39,3 +39,25 @@ export const MAX_DESCRIPTION_LENGTH = 2000
 export const NAME_FROM_TEXT = 80
 
 export const PrefilledFieldEnum = StringEnum(PREFILLABLE_FIELDS)
+
+/** Category inference (app.inferCategory, src/registration/category-inference.ts): a category id for a listing's text. */
+export type CategoryInferrer = (text: string) => string
+
+/** The text a category is inferred from: name, description and tags. */
+export function inferenceText (listing: { name: string, description: string, tags?: readonly string[] | undefined }): string {
+  return [listing.name, listing.description, ...(listing.tags ?? [])].join('\n')
+}
+
+/**
+ * A listing's category once its text changed: inferred again when it was inferred (`prefill`
+ * lists `category`: none was given, and no owner has set one since); undefined when it was
+ * given or the text still infers the same one.
+ */
+export function reinferredCategory (
+  listing: { name: string, description: string, tags: readonly string[], category: string, prefill: PrefillInfo | null },
+  inferCategory: CategoryInferrer
+): string | undefined {
+  if (listing.prefill?.fields.includes('category') !== true) return undefined
+  const category = inferCategory(inferenceText(listing))
+  return category === listing.category ? undefined : category
+}

@@ -10,11 +10,14 @@
  *   "METHOD endpoint"; name = the Bazaar `serviceName`, else the description's first sentence
  *   (at most NAME_FROM_TEXT characters, cut at a word), else host and path; tags = Bazaar tags.
  * Explicit values always win. A later probe with a valid 402 replaces the prefilled name,
- * description and tags with what the answer says now; explicit ones stay.
+ * description and tags with what the answer says now; explicit ones stay. An inferred category
+ * is inferred again from the text so changed (a given one stays).
  */
 import { ValidationError } from '../errors.js'
 import { checkText } from './registration.js'
-import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, NAME_FROM_TEXT, REFRESHED_FIELDS, type AnswerText, type PrefillInfo } from './listing-text.js'
+import {
+  MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, NAME_FROM_TEXT, REFRESHED_FIELDS, reinferredCategory, type AnswerText, type CategoryInferrer, type PrefillInfo
+} from './listing-text.js'
 import { findCurrency, formatAtomic } from './money.js'
 import { resolveNetwork } from './networks.js'
 import type { PaymentRequirement } from './probe.js'
@@ -91,20 +94,27 @@ export function chooseRequirement (accepts: readonly PaymentRequirement[], netwo
   return { requirement: inUsdc, currency: usdc.code, price: formatAtomic(BigInt(inUsdc.amount), usdc.decimals) }
 }
 
+/** What a probe's answer changes in a listing's text, and the category that follows it. */
+export type RefreshedText = Partial<{ name: string, description: string, tags: string[], category: string }>
+
 /**
  * The text fields a probe's answer replaces: the prefilled ones whose value the answer now
- * gives differently. Empty when nothing changes (or nothing was prefilled).
+ * gives differently; with `inferCategory`, an inferred category inferred again from the text
+ * so changed when that gives another. Empty when nothing changes (or nothing was prefilled).
  */
 export function refreshedText (
-  service: { name: string, description: string, tags: string[], endpoint: string, method: string, prefill: PrefillInfo | null },
-  text: AnswerText | undefined
-): Partial<{ name: string, description: string, tags: string[] }> {
+  service: { name: string, description: string, tags: string[], category: string, endpoint: string, method: string, prefill: PrefillInfo | null },
+  text: AnswerText | undefined,
+  inferCategory?: CategoryInferrer
+): RefreshedText {
   const fields = service.prefill?.fields ?? []
   if (text === undefined || !REFRESHED_FIELDS.some((field) => fields.includes(field))) return {}
   const now = listingText(text, service.endpoint, service.method, fields.includes('description') ? {} : { description: service.description })
-  const changes: Partial<{ name: string, description: string, tags: string[] }> = {}
+  const changes: RefreshedText = {}
   if (fields.includes('name') && now.name !== service.name) changes.name = now.name
   if (fields.includes('description') && now.description !== service.description) changes.description = now.description
   if (fields.includes('tags') && now.tags.join('\u0000') !== service.tags.join('\u0000')) changes.tags = now.tags
-  return changes
+  if (Object.keys(changes).length === 0 || inferCategory === undefined) return changes
+  const category = reinferredCategory({ ...service, ...changes }, inferCategory)
+  return category === undefined ? changes : { ...changes, category }
 }

@@ -13,7 +13,7 @@ import type { ServiceUsage } from './payment.js'
 import type { ServiceRecord } from './service.js'
 import { computeTrustScore } from './trust.js'
 import { canonicalEndpoint, MAX_ENDPOINT_LENGTH } from './endpoint-url.js'
-import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, TagsSchema, type PrefillInfo } from './listing-text.js'
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, reinferredCategory, TagsSchema, type CategoryInferrer, type PrefillInfo } from './listing-text.js'
 
 export { MAX_ENDPOINT_LENGTH }
 /**
@@ -259,8 +259,10 @@ export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
  * identity, creation time and monitoring figures. When something the probe checks changed
  * (method, network, chains, payment address, price), `reprobe` is true, and a verified service
  * is unverified again and forgets its probed requirements until a probe matches the new terms.
+ * With `inferCategory`, a category that was inferred (not given, not patched) is inferred again
+ * when the patch changes the description or the tags.
  */
-export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, now: string): { record: ServiceRecord, reprobe: boolean } {
+export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, now: string, inferCategory?: CategoryInferrer): { record: ServiceRecord, reprobe: boolean } {
   const current = registrationBodyOf(record)
   const body: RegistrationBody = {
     ...current,
@@ -283,6 +285,8 @@ export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, n
     next.paymentAddress !== record.paymentAddress || next.supportedChains.join() !== record.supportedChains.join()
   next.claimed = record.claimed
   next.prefill = withoutPatched(record.prefill, patch)
+  const textChanged = next.description !== record.description || next.tags.join('\u0000') !== record.tags.join('\u0000')
+  if (textChanged && inferCategory !== undefined) next.category = reinferredCategory(next, inferCategory) ?? next.category
   if (!reprobe) return { record: { ...next, paymentRequirements: record.paymentRequirements }, reprobe }
   const status = record.status === 'verified' ? 'unverified' : record.status
   return { record: { ...next, status, trustScore: computeTrustScore({ ...monitoring, status, usage: record.usage }), paymentRequirements: null }, reprobe }

@@ -11,25 +11,30 @@ import { payToKey } from '../domain/pay-to.js'
 const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
 
 /**
- * Positions between the description's words and the call schema's words appended after it, so
- * proximity never joins them (a phrase spanning both is no closer than two unrelated words).
+ * Positions between the description's words and each text appended after it (the tags, the call
+ * schema's words), so proximity never joins them (a phrase spanning both is no closer than two
+ * unrelated words).
  */
 export const SCHEMA_POSITION_GAP = 100
 
 /**
- * The description attribute's text and terms: the description, then the call schema's field names
- * and descriptions (callSchemaWords) after a gap, at the description's (lowest) weight. Meilisearch
- * reads the text: a full stop and a newline between them are a hard separator there, which it
- * counts as the largest word distance.
+ * The description attribute's text and terms: the description, then the service's tags, then the
+ * call schema's field names and descriptions (callSchemaWords), each after a gap, at the
+ * description's (lowest) weight (docs/search.md says why). Meilisearch reads the text: a full
+ * stop and a newline between them are a hard separator there, which it counts as the largest
+ * word distance.
  */
 function describedText (record: ServiceRecord, tokenizer: JapaneseTokenizer): { text: string, terms: DocumentTerm[] } {
-  const description = analyzeField(record.description, tokenizer)
-  const words = callSchemaWords(record.callSchema)
-  if (words === '') return { text: record.description, terms: description }
-  const start = description.reduce((max, term) => Math.max(max, term.position), -1) + SCHEMA_POSITION_GAP
-  const schema = analyzeField(words, tokenizer).map((term) => ({ ...term, position: term.position + start }))
-  const stop = /[.!?。！？]\s*$/.test(record.description) ? '' : '.'
-  return { text: `${record.description.trimEnd()}${stop}\n${words}`, terms: [...description, ...schema] }
+  let text = record.description
+  const terms = analyzeField(record.description, tokenizer)
+  for (const appended of [record.tags.join(', '), callSchemaWords(record.callSchema)]) {
+    if (appended === '') continue
+    const start = terms.reduce((max, term) => Math.max(max, term.position), -1) + SCHEMA_POSITION_GAP
+    for (const term of analyzeField(appended, tokenizer)) terms.push({ ...term, position: term.position + start })
+    const stop = /[.!?。！？]\s*$/.test(text) ? '' : '.'
+    text = `${text.trimEnd()}${stop}\n${appended}`
+  }
+  return { text, terms }
 }
 
 export function toSearchDocument (record: ServiceRecord, seq: number, tokenizer: JapaneseTokenizer): SearchDocument {

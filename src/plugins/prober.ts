@@ -37,7 +37,7 @@ export default fp(async function proberPlugin (app: FastifyInstance, opts: { con
   // One client for every probe path (scheduler, ownership, on-demand): its per-address cap covers them all.
   const endpointProber = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate, perAddress: config.probePerHost })
   const intervalMs = config.probeIntervalS * 1000
-  const monitor = new ServiceMonitor(app.store, endpointProber, intervalMs)
+  const monitor = new ServiceMonitor(app.store, endpointProber, intervalMs, app.inferCategory)
   const scheduler = intervalMs > 0 && config.prober === 'embedded'
     ? new ProbeScheduler({ store: app.store, monitor, logger: log, concurrency: config.probeConcurrency, perHost: config.probePerHost, includeSeeded: config.probeSeeded })
     : undefined
@@ -59,4 +59,4 @@ export default fp(async function proberPlugin (app: FastifyInstance, opts: { con
     await scheduler?.stop()
     await endpointProber.close()
   })
-}, { name: 'prober', dependencies: ['store'] })
+}, { name: 'prober', dependencies: ['store', 'category-inference'] })

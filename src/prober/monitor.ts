@@ -3,6 +3,7 @@
  * on-demand probes (app.prober.probeService) share, so the lifecycle is applied once.
  */
 import { failurePeriodFor } from '../domain/lifecycle.js'
+import type { CategoryInferrer } from '../domain/listing-text.js'
 import { probeTargetOf, type EndpointProber, type ProbeOutcome, type ProbeTarget } from '../domain/probe.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 import type { ServiceRecord } from '../domain/service.js'
@@ -17,7 +18,11 @@ export function nextProbeTime (checkedAtMs: number, intervalMs: number, random: 
 }
 
 export class ServiceMonitor {
-  constructor (private readonly store: CatalogStore, private readonly prober: EndpointProber, private readonly intervalMs: number) {}
+  /** `inferCategory`: a listing whose category was inferred gets it inferred again when a probe changes its text. */
+  constructor (
+    private readonly store: CatalogStore, private readonly prober: EndpointProber, private readonly intervalMs: number,
+    private readonly inferCategory?: CategoryInferrer
+  ) {}
 
   /** Probes `target` (the stored service `id`) and records it; null when the service is gone by then. */
   async probeAndRecord (id: string, target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome | null> {
@@ -32,7 +37,7 @@ export class ServiceMonitor {
   async record (id: string, outcome: ProbeOutcome): Promise<ServiceRecord | null> {
     const policy = { failurePeriodMs: failurePeriodFor(this.intervalMs) }
     const next = nextProbeTime(Date.parse(outcome.checkedAt), this.intervalMs)
-    return await this.store.recordProbe(id, outcome, policy, next)
+    return await this.store.recordProbe(id, outcome, policy, next, this.inferCategory)
   }
 
   /** Probes a stored service now; null when no service has that id. */

@@ -12,7 +12,7 @@ import { applyOriginClaim, assertMayList, originOf } from '../domain/claims.js'
 import { listingResource } from '../domain/endpoint-url.js'
 import { newServiceId } from '../domain/ids.js'
 import { resolveNetwork } from '../domain/networks.js'
-import type { PrefillInfo, PrefilledField } from '../domain/listing-text.js'
+import { inferenceText, type PrefillInfo, type PrefilledField } from '../domain/listing-text.js'
 import { decideOwnership, sameRequest } from '../domain/ownership.js'
 import { chooseRequirement, listingText } from '../domain/prefill.js'
 import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
@@ -35,10 +35,6 @@ export interface PreparedListing {
   answer?: Extract<EndpointAnswer, { ok: true }>
 }
 
-function listingTextOf (body: { name: string, description: string, tags?: string[] | undefined }): string {
-  return [body.name, body.description, ...(body.tags ?? [])].join('\n')
-}
-
 /**
  * Builds the listing a request describes, probing its endpoint; stores nothing. Throws a
  * ValidationError for a bad field, EndpointNotPayableError when fields are missing and the
@@ -58,7 +54,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
   const identity = { id: newServiceId(), ownerId, now: new Date().toISOString() }
   const { name, description, pricing, x402Config } = body
   if (name !== undefined && description !== undefined && pricing !== undefined && x402Config !== undefined && importedFrom === undefined) {
-    const category = body.category ?? app.inferCategory(listingTextOf({ name, description, tags: body.tags }))
+    const category = body.category ?? app.inferCategory(inferenceText({ name, description, tags: body.tags }))
     const built = applyOriginClaim(buildServiceRecord({ ...body, name, description, pricing, x402Config, category, method }, identity), proven)
     if (body.category === undefined) built.prefill = { fields: ['category'] }
     // The listing's identity is the resource its 402 answer declares (so `/paid/` answering as
@@ -92,7 +88,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
     if (body.network === undefined) fields.push('network')
   }
   if (body.category === undefined) {
-    full.category = app.inferCategory(listingTextOf(full))
+    full.category = app.inferCategory(inferenceText(full))
     fields.push('category')
   }
   const built = applyOriginClaim(buildServiceRecord(full, identity), proven)

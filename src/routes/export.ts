@@ -12,7 +12,7 @@ import { etagOf, jsonArrayChunks, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
 
 /** Bump when the item format changes, so clients holding an old ETag get the new shape. */
-const EXPORT_FORMAT = 2
+const EXPORT_FORMAT = 3
 
 export const ExportQuerySchema = Type.Object({
   status: Type.Optional(ServiceStatusEnum),

@@ -25,7 +25,7 @@ const PageQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: 
 /** The 201 answer: the service, and which of its fields the catalog filled in. */
 const RegisteredServiceSchema = Type.Composite([ServiceSchema, Type.Object({
   categorySource: StringEnum(['given', 'inferred'], { description: 'inferred: no category was sent, and the catalog chose one from the name, description and tags' }),
-  prefilled: Type.Array(PrefilledFieldEnum, { description: 'Fields taken from the endpoint\'s 402 answer (and category when inferred); probes keep name, description and tags among them current' })
+  prefilled: Type.Array(PrefilledFieldEnum, { description: 'Fields taken from the endpoint\'s 402 answer (and category when inferred); probes keep name, description and tags among them current, and an inferred category follows the text they change' })
 })], { additionalProperties: false })
 
 declare module 'fastify' {
@@ -197,14 +197,14 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Change description, category, method, pricing or payment config (owner\'s key)',
-      description: 'Validated by the registration rules. A change to what the probe checks (method, network, chains, payTo, price) makes a verified service unverified until a probe matches again, and queues that probe.',
+      description: 'Validated by the registration rules. A change to what the probe checks (method, network, chains, payTo, price) makes a verified service unverified until a probe matches again, and queues that probe. A category the catalog inferred (none was sent at registration) is inferred again when the description or tags change; a category sent here is the owner\'s from then on.',
       security: [{ bearerAuth: [] }],
       params: IdParams,
       body: ServicePatchSchema,
       response: { 200: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema }
     }
   }, async (request) => {
-    const { record, reprobe } = applyServicePatch(request.ownedService as ServiceRecord, request.body, new Date().toISOString())
+    const { record, reprobe } = applyServicePatch(request.ownedService as ServiceRecord, request.body, new Date().toISOString(), app.inferCategory)
     if (!await app.store.updateService(record)) throw new NotFoundError(`service ${record.id} not found`)
     const before = request.ownedService as ServiceRecord
     // Price, network and payTo changes all re-probe: exactly the changes that move attribution.

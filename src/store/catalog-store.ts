@@ -24,6 +24,7 @@
 import type { OriginClaim, ServiceTransfer } from '../domain/claims.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import type { LifecyclePolicy } from '../domain/lifecycle.js'
+import type { CategoryInferrer } from '../domain/listing-text.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
@@ -221,10 +222,12 @@ export interface CatalogStore {
    * probes (the new one included) and `policy`. Keeps the newest PROBE_HISTORY_LIMIT probes
    * per service. The service gets a new change-feed seq only when changesListing says the
    * update changes what search and export show, not on every probe. `nextProbeAt` (ISO) is
-   * when the scheduler should probe it again. Returns the service as stored now; null
-   * (nothing stored) when no service has that id.
+   * when the scheduler should probe it again. A valid 402 answer replaces the prefilled text
+   * (refreshedText, src/domain/prefill.ts), and with `inferCategory` an inferred category
+   * follows that text. Returns the service as stored now; null (nothing stored) when no
+   * service has that id.
    */
-  recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null>
+  recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null, inferCategory?: CategoryInferrer): Promise<ServiceRecord | null>
   /** A service's stored probes, newest first. */
   listProbes (serviceId: string, page: Page): Promise<ProbePage>
   /** A service's newest probe; null when it was never probed. */

@@ -17,6 +17,8 @@ import { computeTrustScore } from '../../src/domain/trust.js'
 import { usageChangesListing } from '../../src/domain/lifecycle.js'
 import { CHAIN_CHECKPOINT_HISTORY, type PaymentRecord, type ServiceUsage } from '../../src/domain/payment.js'
 import { openCatalogStore } from '../../src/adapters.js'
+import { CategoryInference } from '../../src/registration/category-inference.js'
+import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
 import { bazaarDeclaration, someDeclaring } from '../support/discovery-declarations.js'
 
@@ -596,6 +598,27 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same((await store.listServices({}, { field: 'name', order: 'asc' }, { limit: 100, offset: 0 })).items.find((s) => s.id === prefilled.id)?.name, 'New Name', 'lists show it')
     t.match(await store.recordProbe(prefilled.id, probe({ serviceName: 'Failed' }, false), policy, null), { name: 'New Name' }, 'an answer that is not a valid 402 changes no text')
     t.match(await store.recordProbe(retired.id, probe({ description: 'Back' }), policy, null), { status: 'inactive', description: 'Back' }, 'a listing its origin dropped stays inactive')
+  })
+
+  t.test('recordProbe with category inference: an inferred category follows the refreshed text in the same write; a given one stays', async (t) => {
+    const store = await open(t)
+    const inference = new CategoryInference(await loadTokenizer())
+    const inferCategory = (text: string): string => inference.infer(text)
+    const [a, b] = demoRecords() as [ServiceRecord, ServiceRecord]
+    const weather = { name: 'Feed', description: 'Hourly weather forecasts', category: 'weather', tags: [] }
+    const inferred: ServiceRecord = { ...a, ...weather, prefill: { fields: ['name', 'description', 'category'] } }
+    const given: ServiceRecord = { ...b, ...weather, prefill: { fields: ['name', 'description'] } }
+    await store.insertServices([inferred, given])
+    const text = { description: 'Translate text between 100 languages', serviceName: 'Feed' }
+    const probe: ProbeOutcome = { checkedAt: NOW, httpStatus: 402, x402Version: 2, latencyMs: 5, answered402: true, matched: true, reason: 'r', accepts: null, text }
+    const before = await store.latestSeq()
+    const after = await store.recordProbe(inferred.id, probe, { failurePeriodMs: 0 }, null, inferCategory)
+    t.match(after, { description: 'Translate text between 100 languages', category: 'translation' }, 'inferred again from the new text')
+    t.same(await store.getService(inferred.id), after)
+    t.equal((await store.changesSince(before, 10)).find((change) => change.id === inferred.id)?.service?.category, 'translation', 'the change feed carries it')
+    t.same((await store.listServices({ category: 'translation' }, { field: 'name', order: 'asc' }, { limit: 100, offset: 0 })).items.map((s) => s.id), [inferred.id], 'the category filter finds it')
+    t.same(Object.fromEntries(await store.countByCategory()), { translation: 1, weather: 1 }, 'and category counts')
+    t.match(await store.recordProbe(given.id, probe, { failurePeriodMs: 0 }, null, inferCategory), { description: 'Translate text between 100 languages', category: 'weather' }, 'a given category stays')
   })
 
   t.test('servicesOnOrigin: the listings under an origin only, in id order', async (t) => {

@@ -170,6 +170,27 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
     t.same([...first.hits, ...second.hits].map((h) => h.id), byPrice.hits.slice(0, 8).map((h) => h.id), 'pages continue each other')
   })
 
+  t.test('tags: a word only a service\'s tags hold finds it, at the description\'s weight; new tags replace the old', async (t) => {
+    const engine = await open(t)
+    const docs = documents(tokenizer)
+    await engine.apply(docs, docs.length)
+    const [tagged, named] = records as [ServiceRecord, ServiceRecord]
+    t.notOk(/barometer|潮位/i.test(`${tagged.name} ${tagged.description}`), 'the words are in no text of the service')
+    await engine.apply([
+      toSearchDocument({ ...tagged, tags: ['Barometer', '潮位'] }, docs.length + 1, tokenizer),
+      toSearchDocument({ ...named, name: `Barometer ${named.name}` }, docs.length + 2, tokenizer)
+    ], docs.length + 2)
+    const english = await engine.search(query('barometer'))
+    t.same(english.hits.map((h) => h.id), [named.id, tagged.id], 'both found; the name match first, the tag match after it')
+    t.same(english.hits[1]?.matchedTokens.map((m) => [m.word, m.attribute]), [['barometer', 'description']], 'a tag matches as the description does')
+    t.same((await engine.search(query('潮位'))).hits.map((h) => h.id), [tagged.id], 'a Japanese tag too')
+    t.same((await engine.search(query('barometr'))).hits.map((h) => h.id).sort(), [named.id, tagged.id].sort(), 'with a typo')
+
+    await engine.apply([toSearchDocument({ ...tagged, tags: ['altimeter'] }, docs.length + 3, tokenizer)], docs.length + 3)
+    t.same((await engine.search(query('潮位'))).hits.map((h) => h.id), [], 'a tag the service no longer has finds it no more')
+    t.same((await engine.search(query('altimeter'))).hits.map((h) => h.id), [tagged.id], 'its new tag does')
+  })
+
   t.test('rebuild: searches use the old index until the swap; the checkpoint comes with it', async (t) => {
     const engine = await open(t)
     await engine.apply(documents(tokenizer), records.length)

@@ -3,6 +3,8 @@ import { chooseRequirement, listingText, nameFromDescription, nameFromEndpoint, 
 import { answerTextOf } from '../../src/prober/answer-text.js'
 import type { PaymentRequirement } from '../../src/domain/probe.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
+import { CategoryInference } from '../../src/registration/category-inference.js'
+import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 
 const BASE_USDC = resolveNetwork('base')?.usdc as string
 const entry = (network: string, amount = '1000', asset = BASE_USDC): PaymentRequirement =>
@@ -30,10 +32,22 @@ test('the listed entry: the network asked for, else the first known one, in USDC
 })
 
 test('a probe refreshes only prefilled text', async (t) => {
-  const service = { name: 'Old', description: 'Old text', tags: ['x'], endpoint: 'https://x.example/p', method: 'GET', prefill: { fields: ['name' as const, 'tags' as const] } }
+  const service = { name: 'Old', description: 'Old text', tags: ['x'], category: 'other', endpoint: 'https://x.example/p', method: 'GET', prefill: { fields: ['name' as const, 'tags' as const] } }
   t.same(refreshedText(service, { serviceName: 'New', description: 'New text', tags: ['y'] }), { name: 'New', tags: ['y'] })
   t.same(refreshedText({ ...service, prefill: null }, { serviceName: 'New' }), {}, 'nothing prefilled, nothing refreshed')
   t.same(refreshedText(service, undefined), {}, 'an answer without text changes nothing')
+})
+
+test('an inferred category follows the refreshed text; a given one stays', async (t) => {
+  const infer = new CategoryInference(await loadTokenizer())
+  const inferCategory = (text: string): string => infer.infer(text)
+  const service = { name: 'Feed', description: 'Hourly weather forecasts', tags: [], category: 'weather', endpoint: 'https://x.example/p', method: 'GET', prefill: { fields: ['description' as const, 'category' as const] } }
+  t.same(refreshedText(service, { description: 'Translate text between languages' }, inferCategory), { description: 'Translate text between languages', category: 'translation' })
+  t.same(refreshedText(service, { description: 'Weather forecasts for any city' }, inferCategory), { description: 'Weather forecasts for any city' }, 'the same category: only the text changes')
+  t.same(refreshedText(service, { description: 'Hourly weather forecasts' }, inferCategory), {}, 'the same text: nothing, not even an inference')
+  t.same(refreshedText({ ...service, prefill: { fields: ['description'] } }, { description: 'Translate text between languages' }, inferCategory), { description: 'Translate text between languages' },
+    'a given (or owner-set) category stays')
+  t.same(refreshedText(service, { description: 'Translate text between languages' }), { description: 'Translate text between languages' }, 'without an inferrer, the text alone')
 })
 
 test('answer text: v2 resource through the Bazaar sanitizer, v1 the entry\'s description', async (t) => {

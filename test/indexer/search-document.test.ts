@@ -1,4 +1,4 @@
-/** The search document of a service whose endpoint declares a call schema: its input's words at the description's weight, after a gap. */
+/** The search document: the tags and the call schema an endpoint declares, at the description's weight, each after a gap. */
 import { test } from 'tap'
 import { toSearchDocument, SCHEMA_POSITION_GAP } from '../../src/indexer/search-document.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
@@ -48,4 +48,24 @@ test('the document lists the x402 extensions the endpoint declares: bazaar while
   const declaring = toSearchDocument({ ...plain, callSchema: SCHEMA, bazaarExtension: { info: { input: { type: 'http', method: 'GET' } } } }, 2, tokenizer)
   t.same(declaring.extensions, ['bazaar'])
   t.same(toMeiliDocument(declaring).extensions, ['bazaar'], 'Meilisearch gets the same keys')
+})
+
+test('the service\'s tags follow the description, a gap apart, before the call schema\'s words, in both engines\' documents', async (t) => {
+  const tokenizer = await loadTokenizer()
+  const [base] = seedRecords(readSeedFile('demo'), '2025-01-01T00:00:00.000Z') as [ServiceRecord]
+  const record: ServiceRecord = { ...base, description: 'Tide tables for harbours', tags: ['Marine', '潮位'], callSchema: SCHEMA }
+  const doc = toSearchDocument(record, 1, tokenizer)
+  const plain = toSearchDocument({ ...record, tags: [], callSchema: undefined }, 1, tokenizer)
+  t.same(doc.terms.name, plain.terms.name, 'name untouched')
+  t.same(doc.terms.description.slice(0, plain.terms.description.length), plain.terms.description, 'the description first, as it was')
+  const at = (word: string): number => doc.terms.description.find((term) => term.term === word)?.position ?? -1
+  const last = Math.max(...plain.terms.description.map((term) => term.position))
+  t.ok(at('marine') >= last + SCHEMA_POSITION_GAP, 'a tag: indexed, a gap after the description')
+  t.equal(at('潮位'), at('marine') + 1, 'the tags next to each other')
+  t.ok(at('city') >= at('潮位') + SCHEMA_POSITION_GAP, 'the call schema\'s words a gap after the tags')
+  t.equal(doc.text.description, 'Tide tables for harbours.\nMarine, 潮位.\ncity Name Where to forecast days', 'the text Meilisearch reads: hard separators between them')
+  const meili = toMeiliDocument(doc)
+  t.equal(meili.description, doc.text.description)
+  t.match(meili.description_ja, /潮位/, 'a Japanese tag in the kuromoji terms Meilisearch searches')
+  t.equal(toSearchDocument({ ...record, callSchema: undefined }, 1, tokenizer).text.description, 'Tide tables for harbours.\nMarine, 潮位', 'tags alone')
 })

@@ -100,6 +100,19 @@ test('the Bazaar client searches with the catalog\'s typo-tolerant search', asyn
   await t.rejects(bazaar.search({ query: 'weather', cursor: 'abc' }), /400.*cursor/)
 })
 
+test('the Bazaar client finds a service by one of its tags, and reads them after its category', async (t) => {
+  const app = await build(t)
+  const url = await listen(app)
+  const bazaar = withBazaar(new HTTPFacilitatorClient({ url })).extensions.bazaar
+  const res = await register(app, validBody({ name: 'Harbour Feed', description: 'Tide tables for harbours.', category: 'weather', tags: ['barometer', 'Weather', '潮位'] }))
+  t.equal(res.statusCode, 201)
+  await app.searchReady()
+  const found = await bazaar.search({ query: 'barometer' })
+  t.same(found.resources.map((r) => r.resource), [(res.json() as ServiceJson).endpoint], 'a word only its tags hold finds it')
+  t.same(found.resources[0]?.tags, ['weather', 'barometer'], 'the category, then its own tags as the Bazaar keeps them')
+  t.same((await bazaar.search({ query: '潮位' })).resources.map((r) => r.resource), [(res.json() as ServiceJson).endpoint], 'a Japanese tag is searched too')
+})
+
 test('discovery search filters payTo before paging: full pages, every match once', async (t) => {
   const app = await build(t, { seed: 'none' })
   const payTo = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01'

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { DEFAULT_ASSETS as EVM_ASSETS } from '@x402/evm'
 import { DEFAULT_ASSETS as SVM_ASSETS } from '@x402/svm'
 import { PaymentRequirementsV2Schema, ResourceInfoSchema } from '@x402/core/schemas'
-import { acceptsFromRegistration, bazaarServiceName, toBazaarItem, toCatalogFilter } from '../../src/domain/bazaar.js'
+import { acceptsFromRegistration, bazaarServiceName, bazaarTags, toBazaarItem, toCatalogFilter } from '../../src/domain/bazaar.js'
 import { buildServiceRecord } from '../../src/domain/registration.js'
 import { newServiceId } from '../../src/domain/ids.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
@@ -72,6 +72,15 @@ test('a Bazaar item: the probe\'s accepts win, names follow the Bazaar rules, me
   t.equal(probed.metadata.acceptsSource, 'probe')
   t.equal(probed.lastUpdated, plain.updatedAt, 'a probe alone does not move lastUpdated: the export changes only with the change feed')
   t.notOk('uptimeScore' in probed.metadata || 'lastChecked' in probed.metadata, 'per-probe figures live at /api/services/:id/status, not in the export')
+})
+
+test('Bazaar tags: the category first, then the service\'s own tags, as the Bazaar\'s sanitizer keeps them', async (t) => {
+  const tagged = toBazaarItem(record({ category: 'weather', tags: ['forecast', 'Weather', '天気', 'rain', 'radar', 'hourly'] }))
+  t.same(tagged.tags, ['weather', 'forecast', 'rain', 'radar', 'hourly'],
+    'the category, then own tags in order: a repeat of the category (ignoring case) and a non-ASCII tag dropped, at most 5')
+  t.ok(ResourceInfoSchema.safeParse({ url: tagged.resource, ...tagged }).success, 'passes @x402/core ResourceInfoSchema')
+  t.same(bazaarTags({ category: 'finance', tags: ['a', 'b', 'c', 'd', 'e'] }), ['finance', 'a', 'b', 'c', 'd'], 'a fifth own tag gives way to the category')
+  t.same(bazaarTags({ category: 'other', tags: [] }), ['other'], 'an untagged service: its category alone, as before')
 })
 
 test('export filters are validated like the list endpoint\'s', async (t) => {

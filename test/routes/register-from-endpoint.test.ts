@@ -107,3 +107,35 @@ test('a later probe refreshes prefilled text and leaves explicit text alone', as
   await app.inject({ method: 'POST', url: `/api/services/${prefilled.id as string}/probe`, headers: { authorization: `Bearer ${API_KEY}` } })
   t.equal((await app.inject(`/api/services/${prefilled.id as string}`)).json().description, 'My own words', 'a patched field is the owner\'s from then on')
 })
+
+test('an inferred category follows the text a probe refreshes or a PATCH changes; a given or patched category stays', async (t) => {
+  // A name that says nothing, so the description decides the category.
+  const first = await startX402Server({ payTo: PAY_TO, path: '/feed', serviceName: 'Feed', description: 'Hourly weather forecasts for any city.' })
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const auth = { authorization: `Bearer ${API_KEY}` }
+  const inferred = (await register(app, { endpoint: first.url })).json()
+  const given = (await register(app, { endpoint: `${first.url}?kind=given`, category: 'weather' })).json()
+  t.match([inferred, given], [{ category: 'weather', categorySource: 'inferred' }, { category: 'weather', categorySource: 'given' }])
+  await first.close()
+  const second = await startX402Server({ payTo: PAY_TO, path: '/feed', port: first.port, serviceName: 'Feed', description: 'Translate text between 100 languages.' })
+  t.teardown(second.close)
+  for (const service of [inferred, given]) {
+    t.equal((await app.inject({ method: 'POST', url: `/api/services/${service.id as string}/probe`, headers: auth })).json().matched, true)
+  }
+  t.match((await app.inject(`/api/services/${inferred.id as string}`)).json(), { description: 'Translate text between 100 languages.', category: 'translation' },
+    'the probe refreshed the description, and the inferred category follows it')
+  t.match((await app.inject(`/api/services/${given.id as string}`)).json(), { description: 'Translate text between 100 languages.', category: 'weather' }, 'a given category stays')
+  t.same((await app.inject('/api/services?category=translation')).json().map((s: { id: string }) => s.id), [inferred.id], 'the list filter follows')
+
+  const patch = async (payload: Record<string, unknown>): Promise<Record<string, any>> => {
+    const res = await app.inject({ method: 'PATCH', url: `/api/services/${inferred.id as string}`, headers: auth, payload })
+    t.equal(res.statusCode, 200, res.body)
+    return res.json()
+  }
+  t.match(await patch({ description: 'Send an SMS to any phone number.' }), { category: 'communication' }, 'a PATCHed description: inferred again')
+  t.match(await patch({ tags: ['weather', 'forecast', 'rain'] }), { category: 'weather' }, 'PATCHed tags are part of the text too')
+  t.match(await patch({ category: 'finance' }), { category: 'finance' })
+  t.match(await patch({ description: 'Translate text between 100 languages.' }), { category: 'finance' }, 'a category the owner set stays')
+  await app.inject({ method: 'POST', url: `/api/services/${inferred.id as string}/probe`, headers: auth })
+  t.equal((await app.inject(`/api/services/${inferred.id as string}`)).json().category, 'finance', 'and probes leave it alone')
+})

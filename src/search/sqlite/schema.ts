@@ -13,7 +13,7 @@ import { extensionMask } from '../../domain/catalog-query.js'
 import type { IndexRow } from './memory-index.js'
 import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from './terms.js'
 
-/** Bumped when the layout changes; an index in another layout is rebuilt from the store. */
+/** Bumped when the layout (or what a document holds: 6, tags and extensions) changes; an index in another layout is rebuilt from the store. */
 export const LAYOUT = 6
 
 /** Prepared statements by SQL text (a statement per generation's table names). */

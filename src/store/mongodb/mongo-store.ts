@@ -17,6 +17,7 @@ import { PROBE_HISTORY_LIMIT, applyProbe, changesListing, type LifecyclePolicy, 
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
 import { refreshedText } from '../../domain/prefill.js'
+import type { CategoryInferrer } from '../../domain/listing-text.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import { applyOriginClaim, originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
@@ -335,7 +336,7 @@ export class MongoCatalogStore implements CatalogStore {
     return docs.map(fromServiceDocument)
   }
 
-  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null, inferCategory?: CategoryInferrer): Promise<ServiceRecord | null> {
     return await this.#transaction(async (session) => {
       const doc = await this.#services.findOne({ _id: { $eq: serviceId } }, { session })
       if (doc === null) return null
@@ -355,7 +356,7 @@ export class MongoCatalogStore implements CatalogStore {
       if (discoveryDoc !== null && discoveryDoc.callSchema === undefined) unset.callSchema = ''
       if (discoveryDoc !== null && discoveryDoc.bazaarExtension === undefined) unset.bazaarExtension = ''
       // A valid 402 answer keeps the prefilled text current (src/domain/prefill.ts).
-      const text = outcome.answered402 ? refreshedText(before, outcome.text) : {}
+      const text = outcome.answered402 ? refreshedText(before, outcome.text, inferCategory) : {}
       const textChanged = Object.keys(text).length > 0
       await this.#services.updateOne({ _id: { $eq: serviceId } }, {
         ...(Object.keys(unset).length === 0 ? {} : { $unset: unset }),
@@ -365,6 +366,7 @@ export class MongoCatalogStore implements CatalogStore {
           ...(text.name === undefined ? {} : { name: text.name, nameSort: nameSortKey(text.name) }),
           ...(text.description === undefined ? {} : { description: text.description }),
           ...(text.tags === undefined ? {} : { tags: text.tags }),
+          ...(text.category === undefined ? {} : { category: text.category }),
           status: update.status,
           trustScore: update.trustScore,
           uptimeScore: update.uptimeScore,

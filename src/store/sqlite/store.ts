@@ -19,6 +19,7 @@ import { applyOriginClaim, originOf, type OriginClaim, type ServiceTransfer } fr
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
 import { refreshedText } from '../../domain/prefill.js'
+import type { CategoryInferrer } from '../../domain/listing-text.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
 import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
@@ -78,7 +79,7 @@ export class SqliteCatalogStore implements CatalogStore {
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   readonly #proveClaim: (origin: string, ownerId: string, at: string, reason: string) => ServiceRecord[] | null
-  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) => ServiceRecord | null
+  readonly #recordProbe: (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null, inferCategory?: CategoryInferrer) => ServiceRecord | null
   readonly #acquireLease: (name: string, holder: string, ttlMs: number, now: number) => boolean
   readonly #commitChainScan: (network: string, commit: ChainScanCommit) => number
   readonly #rewindChain: (network: string, toBlock: number) => string[]
@@ -166,8 +167,8 @@ export class SqliteCatalogStore implements CatalogStore {
       }
       return moved
     })
-    this.#recordProbe = this.#writeTransaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null) =>
-      this.#recordProbeNow(serviceId, outcome, policy, nextProbeAt))
+    this.#recordProbe = this.#writeTransaction((serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null, inferCategory?: CategoryInferrer) =>
+      this.#recordProbeNow(serviceId, outcome, policy, nextProbeAt, inferCategory))
     this.#listPage = this.#db.transaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServicePage => {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { items: this.#recordsByRowid(handles), total }
@@ -225,7 +226,7 @@ export class SqliteCatalogStore implements CatalogStore {
     })
   }
 
-  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): ServiceRecord | null {
+  #recordProbeNow (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null, inferCategory?: CategoryInferrer): ServiceRecord | null {
     const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(serviceId) as RecordValues | undefined
     if (row === undefined) return null
     this.#statement(`INSERT INTO probes (service_id, checked_at, http_status, x402_version, latency_ms, answered_402, matched, reason, accepts)
@@ -241,7 +242,7 @@ export class SqliteCatalogStore implements CatalogStore {
     const before = fromValues(row)
     const update = applyProbe(before, outcome, history, policy)
     // A valid 402 answer keeps the prefilled text current (src/domain/prefill.ts).
-    const text = outcome.answered402 ? refreshedText(before, outcome.text) : {}
+    const text = outcome.answered402 ? refreshedText(before, outcome.text, inferCategory) : {}
     const textChanged = Object.keys(text).length > 0
     const requirements = update.paymentRequirements === null ? null : JSON.stringify(update.paymentRequirements)
     const discovery = applyDiscovery(before, outcome.discovery)
@@ -251,9 +252,9 @@ export class SqliteCatalogStore implements CatalogStore {
     const columns = discoveryParams(after)
     this.#statement(`UPDATE services SET ${changed ? `seq = ${NEXT_SEQ},` : ''} status = ?, trust_score = ?, uptime_score = ?,
       last_checked = ?, payment_requirements = ?, next_probe_at = ?, call_schema = ?, bazaar_extension = ?,
-      name = ?, name_sort = ?, description = ?, tags = ?, service_json = ? WHERE id = ?`)
+      name = ?, name_sort = ?, description = ?, tags = ?, category = ?, service_json = ? WHERE id = ?`)
       .run(update.status, update.trustScore, update.uptimeScore, update.lastChecked, requirements, nextProbeAt, columns.callSchema, columns.bazaarExtension,
-        after.name, nameSortKey(after.name), after.description, JSON.stringify(after.tags), toServiceJson(after), serviceId)
+        after.name, nameSortKey(after.name), after.description, JSON.stringify(after.tags), after.category, toServiceJson(after), serviceId)
     return after
   }
 
@@ -575,8 +576,8 @@ export class SqliteCatalogStore implements CatalogStore {
     return rows.map((row) => fromValues(row))
   }
 
-  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null): Promise<ServiceRecord | null> {
-    return this.#recordProbe(serviceId, outcome, policy, nextProbeAt)
+  async recordProbe (serviceId: string, outcome: ProbeOutcome, policy: LifecyclePolicy, nextProbeAt: string | null, inferCategory?: CategoryInferrer): Promise<ServiceRecord | null> {
+    return this.#recordProbe(serviceId, outcome, policy, nextProbeAt, inferCategory)
   }
 
   async listProbes (serviceId: string, page: Page): Promise<ProbePage> {
