@@ -154,9 +154,11 @@ const SECOND_SET = [-1, -1, NO_TYPO, -1, NAME, EXACT]
 const THIRD_SET = [-1, -1, ONE_TYPO, -1, NAME_OR_CATEGORY, EXPANDED]
 
 /** Bit planes of a rule's count for block i (every document of the block at once). */
-function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number): void {
-  // Not fill(): a builtin call per block costs more than the block's whole count.
-  for (let p = o; p < o + PLANES; p++) planes[p] = 0
+function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number, width: number, within: number): void {
+  // Not fill(): a builtin call per block costs more than the block's whole count. No count
+  // exceeds the rule's maximum (words missing: counted for the bucket's documents only),
+  // so no carry reaches past `width` planes.
+  for (let p = o; p < o + width; p++) planes[p] = 0
   const { bits, blocks } = ctx
   if (rule === TIER) {
     let text = 0
@@ -169,7 +171,7 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   for (let w = 0; w < bits.length; w++) {
     const b = bits[w] as Uint32Array
     const any = b[i] as number
-    if (rule === WORDS) { add(planes, o, ~any); continue }
+    if (rule === WORDS) { add(planes, o, within & ~any); continue }
     add(planes, o, any & ~(b[second] as number))
     add(planes, o, any & ~(b[third] as number))
   }
@@ -215,7 +217,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const within = set[i] as number
     if (within === 0) continue
     const o = i * PLANES
-    planesAt(ctx, rule, i, planes, o)
+    planesAt(ctx, rule, i, planes, o, width, within)
     for (let p = 0; p < width; p++) {
       const plane = planes[o + p] as number
       set1 |= (plane & within) === 0 ? 0 : 1 << p
