@@ -15,6 +15,7 @@ import type { PlannedWord } from './query-plan.js'
 import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
 import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
 import { compareText } from '../../domain/sort-keys.js'
+import { MATCH_EXACTNESS } from '../match-rules.js'
 import type { Dimension } from '../../lib/service-columns.js'
 import type { MemoryIndex } from './memory-index.js'
 import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, TEXT, WordSetCache, type WordSets } from './word-sets.js'
@@ -55,7 +56,8 @@ const WORDS = 1
 const TYPO = 2
 const PROXIMITY = 3
 const ATTRIBUTE = 4
-/** Then exactness (5): planesAt's last case. */
+/** Then exactness: planesAt's last case. */
+const EXACTNESS = 5
 const TRUST = 6
 /** A bucket this small is ranked document by document instead of being cut further. */
 const SMALL_BUCKET = 48
@@ -121,6 +123,8 @@ interface Context {
   trustOrder: Int32Array
   slots: number
   scratch: Scratch
+  /** Per rule, the query words that can count in it (others add 0 to every document). */
+  counted: Int32Array
   /** Radix of typo, attribute and exactness counts (at most 2 per word). */
   radix: number
   proximities: number
@@ -160,6 +164,7 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   // so no carry reaches past `width` planes.
   for (let p = o; p < o + width; p++) planes[p] = 0
   const { bits, blocks } = ctx
+  const counted = ctx.counted[rule] as number
   if (rule === TIER) {
     let text = 0
     for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[TEXT * blocks + i] as number
@@ -169,6 +174,7 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   const second = (SECOND_SET[rule] as number) * blocks + i
   const third = (THIRD_SET[rule] as number) * blocks + i
   for (let w = 0; w < bits.length; w++) {
+    if (((counted >>> w) & 1) === 0) continue
     const b = bits[w] as Uint32Array
     const any = b[i] as number
     if (rule === WORDS) { add(planes, o, within & ~any); continue }
@@ -194,9 +200,10 @@ function equalTo (planes: Int32Array, o: number, width: number, within: number, 
  */
 function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, rule: number, words: number, out: number[]): void {
   const n = ctx.n
-  // Rules that cannot tell this bucket's documents apart are skipped.
-  if (rule === WORDS && n === 1) rule = TYPO
-  if (rule === PROXIMITY && words < 2) rule = ATTRIBUTE
+  // Rules that cannot tell this bucket's documents apart are skipped: proximity for fewer
+  // than two words, and a rule no query word can count in (one word, no typo candidate, no
+  // category match, no expansion).
+  while (rule === PROXIMITY ? words < 2 : rule < TRUST && ctx.counted[rule] === 0) rule++
   if (rule === TRUST && need * ctx.slots < size * size) {
     // Every rule ties: the first documents of the whole catalog by trust and id that are in
     // the bucket, met after about need × slots / size steps, fewer than the bucket holds.
@@ -460,6 +467,21 @@ function firstK (count: number, k: number, key: Float64Array, tie: (a: number, b
   return heap.sort(compare)
 }
 
+/** Per rule, the words that can count in it: see Context.counted. */
+function countedWords (index: MemoryIndex, plan: readonly PlannedWord[]): Int32Array {
+  const counted = new Int32Array(TRUST)
+  const all = plan.length >= 32 ? -1 : (1 << plan.length) - 1
+  const some = (test: (candidate: PlannedWord['candidates'][number]) => boolean): number =>
+    plan.reduce((mask, word, w) => word.candidates.some(test) ? mask | (1 << w) : mask, 0)
+  // Tier: a document met only through a category name needs a word with category matches.
+  counted[TIER] = some((c) => index.categoryTerms.has(c.term)) === 0 ? 0 : all
+  counted[WORDS] = plan.length > 1 ? all : 0
+  counted[TYPO] = some((c) => c.typos > 0)
+  counted[ATTRIBUTE] = all
+  counted[EXACTNESS] = some((c) => MATCH_EXACTNESS[c.kind] > 0)
+  return counted
+}
+
 export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): RankResult {
   const plan = query.plan.slice(0, MAX_QUERY_WORDS)
   const n = plan.length
@@ -488,7 +510,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
     }
   }
   const radix = 2 * n + 1
-  const ctx: Context = { n, sets, bits, blocks, trust: index.trust, idRank: index.idRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
+  const ctx: Context = { n, sets, bits, blocks, counted: countedWords(index, plan), trust: index.trust, idRank: index.idRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
   // The matches as a list of slots, for an explicit sort and for facets.
   const list = (): number => {
     scratch.matches(total)
