@@ -338,6 +338,7 @@ export class MemoryIndex {
   #rankedIds: string[] = []
   #ranked = 0
   #trustOrder = new Int32Array(0)
+  #trustRank = new Uint32Array(0)
   #trustOrdered = 0
 
   /**
@@ -368,9 +369,19 @@ export class MemoryIndex {
     const rank = this.idRanks()
     const trust = this.trust
     const before = (a: number, b: number): number => ((trust[b] as number) - (trust[a] as number)) || ((rank[a] as number) - (rank[b] as number))
-    this.#trustOrder = mergeSlots(this.#trustOrder, this.#trustOrdered, this.slots, before)
+    const order = mergeSlots(this.#trustOrder, this.#trustOrdered, this.slots, before)
+    const place = this.#trustRank.length >= this.slots ? this.#trustRank : new Uint32Array(this.columns.capacity)
+    for (let i = 0; i < order.length; i++) place[order[i] as number] = i
+    this.#trustOrder = order
+    this.#trustRank = place
     this.#trustOrdered = this.slots
-    return this.#trustOrder
+    return order
+  }
+
+  /** Each slot's place in trustOrder: trust and id as one integer, one read per document. */
+  trustRanks (): Uint32Array {
+    this.trustOrder()
+    return this.#trustRank
   }
 
   /** Approximate bytes held by postings and per-document columns (strings counted by length). */
@@ -379,6 +390,6 @@ export class MemoryIndex {
     let terms = 0
     for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
     for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
-    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength + this.#trustOrder.byteLength + this.#rankedIds.length * 8, terms }
+    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength + this.#trustOrder.byteLength + this.#trustRank.byteLength + this.#rankedIds.length * 8, terms }
   }
 }

@@ -117,8 +117,8 @@ interface Context {
   sets: WordSets[]
   bits: Uint32Array[]
   blocks: number
-  trust: Float64Array
-  idRank: Uint32Array
+  /** Each slot's place by trust, then id (MemoryIndex.trustRanks). */
+  trustRank: Uint32Array
   /** Slots by trust, then id (MemoryIndex.trustOrder). */
   trustOrder: Int32Array
   slots: number
@@ -335,20 +335,21 @@ function criteria (ctx: Context, slot: number): RankedDoc {
 /**
  * The first `need` documents of a bucket by every rule from `rule` on, as one number per
  * document (each rule a digit of its own radix, so the number orders exactly like the rules
- * applied in turn), then by id rank: a bounded heap of `need`, where a document whose best
- * possible number (its proximity at the least its matched pairs allow) is already above
- * the heap's worst is dropped before its proximity is computed. From TRUST on, the bucket's
- * documents tie on every rule and only trust and id are read.
+ * applied in turn), then by trust and id (one integer, the slot's place in the trust
+ * order): a bounded heap of `need`, where a document whose best possible number (its
+ * proximity at the least its matched pairs allow) is already above the heap's worst is
+ * dropped before its proximity is computed. From TRUST on, the bucket's documents tie on
+ * every rule and only the trust order is read.
  */
 function rankDocuments (ctx: Context, set: Uint32Array, lo: number, hi: number, need: number, rule: number, out: number[]): void {
   if (need <= 0 || lo < 0) return
-  const { n, radix, proximities, trust, idRank } = ctx
+  const { n, radix, proximities, trustRank } = ctx
   const tierSize = (n + 1) * radix
   const masks = scratchMasks
   const heapKey: number[] = []
   const heapRank: number[] = []
   const heapSlot: number[] = []
-  // Max-heap on (key, id rank): the worst kept document on top.
+  // Max-heap on (key, place in the trust order): the worst kept document on top.
   const above = (a: number, b: number): boolean => (heapKey[a] as number) > (heapKey[b] as number) || (heapKey[a] === heapKey[b] && (heapRank[a] as number) > (heapRank[b] as number))
   const swap = (a: number, b: number): void => {
     [heapKey[a], heapKey[b]] = [heapKey[b] as number, heapKey[a] as number]
@@ -384,16 +385,15 @@ function rankDocuments (ctx: Context, set: Uint32Array, lo: number, hi: number, 
   for (let i = lo; i <= hi; i++) {
     for (let x = set[i] as number; x !== 0; x &= x - 1) {
       const slot = i * 32 + 31 - Math.clz32(x & -x)
-      const rank = idRank[slot] as number
-      const trustDigit = 255 - (trust[slot] as number)
-      if (rule === TRUST) { offer(trustDigit, rank, slot); continue }
+      const rank = trustRank[slot] as number
+      if (rule === TRUST) { offer(0, rank, slot); continue }
       masksOf(ctx, slot, masks)
       const m = masks[0] as number
       const words = popcount(m)
       const rule1 = (masks[5] === 0 ? tierSize : 0) + (n - words) * radix + popcount(m & ~(masks[1] as number)) + popcount(m & ~(masks[2] as number))
       const attr = popcount(m & ~(masks[3] as number)) + popcount(m & ~(masks[4] as number))
       const exactness = popcount(m & ~(masks[6] as number)) + popcount(m & ~(masks[7] as number))
-      const keyWith = (proximity: number): number => (((rule1 * proximities + proximity) * radix + attr) * radix + exactness) * 256 + trustDigit
+      const keyWith = (proximity: number): number => ((rule1 * proximities + proximity) * radix + attr) * radix + exactness
       if (n > 1 && full()) {
         // Each matched consecutive pair saves at most MAX_DISTANCE - 1.
         const pairs = popcount(m & (m >>> 1) & ((2 ** (n - 1)) - 1))
@@ -510,7 +510,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
     }
   }
   const radix = 2 * n + 1
-  const ctx: Context = { n, sets, bits, blocks, counted: countedWords(index, plan), trust: index.trust, idRank: index.idRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
+  const ctx: Context = { n, sets, bits, blocks, counted: countedWords(index, plan), trustRank: index.trustRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
   // The matches as a list of slots, for an explicit sort and for facets.
   const list = (): number => {
     scratch.matches(total)
