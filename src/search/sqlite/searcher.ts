@@ -12,7 +12,7 @@ import type { SearchQuery, SearchResult } from '../search-engine.js'
 import { hitOf } from './hits.js'
 import { MemoryIndex } from './memory-index.js'
 import { rank, Scratch } from './ranking.js'
-import { categoriesSince, changesSince, countRows, readMeta, readRows, Statements } from './schema.js'
+import { categoriesSince, changesSince, countRows, readRows, Statements } from './schema.js'
 
 /** Rows read per step of a bulk load; searches from the old index run between steps. */
 const LOAD_CHUNK = 2000
@@ -46,11 +46,9 @@ export class Searcher {
     this.#afterLoad = options.afterLoad ?? (() => {})
   }
 
+  /** Both in one statement (one snapshot), no transaction: every search asks. */
   #meta (): { generation: number, version: number } {
-    return this.#statements.db.transaction(() => ({
-      generation: readMeta(this.#statements, 'generation') as number,
-      version: readMeta(this.#statements, 'version') as number
-    }))()
+    return this.#statements.get("SELECT (SELECT value FROM meta WHERE key = 'generation') AS generation, (SELECT value FROM meta WHERE key = 'version') AS version").get() as { generation: number, version: number }
   }
 
   /** Loads generation `g` whole, yielding between chunks; restarts if a swap drops it meanwhile. */
@@ -86,6 +84,9 @@ export class Searcher {
 
   /** Applies what was written since the index's version; false when its generation is gone. */
   #catchUp (index: MemoryIndex): boolean {
+    const now = this.#meta()
+    if (now.generation !== index.generation) return false
+    if (now.version === index.version) return true
     return this.#statements.db.transaction(() => {
       const { generation, version } = this.#meta()
       if (generation !== index.generation) return false
