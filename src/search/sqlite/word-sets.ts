@@ -290,10 +290,13 @@ export class WordSetCache {
 
   constructor (readonly limit = WORD_SET_CACHE_BYTES) {}
 
-  get bytes (): number {
+  /** Bytes held: the entries (within `limit`) and the rare words' buffers. */
+  get bytes (): number { return this.#bytes + this.pooledBytes }
+
+  get pooledBytes (): number {
     let pooled = 0
     for (const { bits, rankBase } of this.#pool) pooled += bits.byteLength + rankBase.byteLength
-    return this.#bytes + pooled
+    return pooled
   }
 
   /** The cached entries, least recently used first (tests compare them with fresh builds). */
