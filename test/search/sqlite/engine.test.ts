@@ -166,6 +166,8 @@ test('searches between writes answer exactly as an engine loaded afresh after th
     t.same(await answers(engine), await answers(fresh), `round ${round}: every answer equals the fresh engine's`)
     await fresh.close()
   }
+  const { wordSets } = await engine.memory()
+  t.ok(wordSets.hits > wordSets.misses, `sets were kept across the writes (${wordSets.hits} hits, ${wordSets.misses} misses)`)
 })
 
 test('compaction: after many updates the reader reloads itself and answers the same', async (t) => {
