@@ -76,7 +76,8 @@ export class Scratch {
   #planes: Int32Array[] = []
   slots = new Uint32Array(0)
   key = new Float64Array(0)
-  readonly cache = new WordSetCache()
+
+  constructor (readonly cache = new WordSetCache()) {}
 
   /** Makes room for an index of `blocks` 32-slot blocks. */
   begin (blocks: number): void {

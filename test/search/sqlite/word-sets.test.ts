@@ -143,8 +143,7 @@ test('kept across 500 random writes, every set equals a fresh build and every ra
   for (let i = 0; i < 1900; i++) addRow()
   const scratch = new Scratch()
   // A second cache, small enough to evict, kept up to date by the same queries.
-  const small = new Scratch()
-  Object.defineProperty(small, 'cache', { value: new WordSetCache(64 * 1024) })
+  const small = new Scratch(new WordSetCache(64 * 1024))
   const problems: string[] = []
   const counts = { add: 0, replace: 0, remove: 0, compared: 0 }
   for (let op = 0; op < 500 && problems.length === 0; op++) {
