@@ -54,16 +54,26 @@ export class Posting {
     if (this.entries.length > this.length) this.entries = this.entries.slice(0, this.length)
   }
 
-  /** Index of the first entry whose slot is `slot`, or -1. */
-  find (slot: number): number {
-    const target = slot << SLOT_SHIFT >>> 0
+  /** Index of the first entry ≥ `value` (this.length when none is). */
+  firstAtLeast (value: number): number {
     let low = 0
     let high = this.length
     while (low < high) {
       const mid = (low + high) >>> 1
-      if ((this.entries[mid] as number) < target) low = mid + 1
+      if ((this.entries[mid] as number) < value) low = mid + 1
       else high = mid
     }
+    return low
+  }
+
+  /** Index of the first packed entry of slot `slot` or above (this.length when none is). */
+  firstFrom (slot: number): number {
+    return slot >= MAX_SLOTS ? this.length : this.firstAtLeast(slot << SLOT_SHIFT >>> 0)
+  }
+
+  /** Index of the first entry whose slot is `slot`, or -1. */
+  find (slot: number): number {
+    const low = this.firstFrom(slot)
     return low < this.length && slotOf(this.entries[low] as number) === slot ? low : -1
   }
 
@@ -220,6 +230,18 @@ export class MemoryIndex {
   readonly vocabulary = new Vocabulary()
   /** Set between beginBulkLoad() and endBulkLoad(): where added rows' postings go. */
   #pool: PostingPool | undefined
+  /**
+   * The slots removed so far, in order (the first `removals`): caches of per-slot sets
+   * (word-sets.ts) clear the ones removed since they last looked instead of starting over.
+   * Bounded: compaction replaces the index once dead slots pile up.
+   */
+  removedSlots = new Uint32Array(0)
+  removals = 0
+  /**
+   * Bumped when slots already held start matching more terms (a category's text arriving
+   * after its members): sets built over slots that were already there are then stale.
+   */
+  categoryEpoch = 0
 
   constructor (readonly generation: number, public version: number) {}
 
@@ -258,7 +280,10 @@ export class MemoryIndex {
     this.#categoryWords[code] = [...words]
     // Services already indexed in this category now hold its words too.
     const members = this.categoryDocs[code].length
-    if (members > 0) for (const word of words) this.vocabulary.add(word, members)
+    if (members > 0) {
+      for (const word of words) this.vocabulary.add(word, members)
+      this.categoryEpoch++
+    }
   }
 
   /** Adds a document (a row not yet held); returns its slot. */
@@ -310,6 +335,12 @@ export class MemoryIndex {
     this.#slotOfRow[rowid] = 0
     this.columns.clear(slot)
     this.live--
+    if (this.removals === this.removedSlots.length) {
+      const grown = new Uint32Array(Math.max(256, this.removals * 2))
+      grown.set(this.removedSlots)
+      this.removedSlots = grown
+    }
+    this.removedSlots[this.removals++] = slot
   }
 
   /**
@@ -390,6 +421,6 @@ export class MemoryIndex {
     let terms = 0
     for (const [term, posting] of this.postings) { postings += posting.bytes; terms += term.length * 2 + 64 }
     for (const posting of this.categoryDocs) postings += posting?.bytes ?? 0
-    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength + this.#trustOrder.byteLength + this.#trustRank.byteLength + this.#rankedIds.length * 8, terms }
+    return { postings, documents: this.columns.bytes(this.slots) + this.#slotOfRow.byteLength + this.removedSlots.byteLength + this.#idOrder.byteLength + this.#idRank.byteLength + this.#trustOrder.byteLength + this.#trustRank.byteLength + this.#rankedIds.length * 8, terms }
   }
 }

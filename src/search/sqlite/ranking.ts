@@ -76,7 +76,8 @@ export class Scratch {
   #planes: Int32Array[] = []
   slots = new Uint32Array(0)
   key = new Float64Array(0)
-  readonly cache = new WordSetCache()
+
+  constructor (readonly cache = new WordSetCache()) {}
 
   /** Makes room for an index of `blocks` 32-slot blocks. */
   begin (blocks: number): void {
@@ -116,7 +117,10 @@ interface Context {
   n: number
   sets: WordSets[]
   bits: Uint32Array[]
+  /** Blocks of 32 slots in use (the loops' bound). */
   blocks: number
+  /** 32-bit words per set in the word sets' layout (at least `blocks`). */
+  stride: number
   /** Each slot's place by trust, then id (MemoryIndex.trustRanks). */
   trustRank: Uint32Array
   /** Slots by trust, then id (MemoryIndex.trustOrder). */
@@ -163,16 +167,16 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   // exceeds the rule's maximum (words missing: counted for the bucket's documents only),
   // so no carry reaches past `width` planes.
   for (let p = o; p < o + width; p++) planes[p] = 0
-  const { bits, blocks } = ctx
+  const { bits, stride } = ctx
   const counted = ctx.counted[rule] as number
   if (rule === TIER) {
     let text = 0
-    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[TEXT * blocks + i] as number
+    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[TEXT * stride + i] as number
     planes[o] = ~text
     return
   }
-  const second = (SECOND_SET[rule] as number) * blocks + i
-  const third = (THIRD_SET[rule] as number) * blocks + i
+  const second = (SECOND_SET[rule] as number) * stride + i
+  const third = (THIRD_SET[rule] as number) * stride + i
   for (let w = 0; w < bits.length; w++) {
     if (((counted >>> w) & 1) === 0) continue
     const b = bits[w] as Uint32Array
@@ -272,13 +276,13 @@ function masksOf (ctx: Context, slot: number, masks: Int32Array): void {
   for (let s = 0; s < 8; s++) masks[s] = 0
   const i = slot >>> 5
   const b = slot & 31
-  const { bits, blocks } = ctx
+  const { bits, stride } = ctx
   for (let w = 0; w < bits.length; w++) {
     const word = bits[w] as Uint32Array
     if ((((word[i] as number) >>> b) & 1) === 0) continue
     const bit = 1 << w
     masks[0] = (masks[0] as number) | bit
-    for (let s = 1; s < 8; s++) if ((((word[(MASK_SETS[s] as number) * blocks + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
+    for (let s = 1; s < 8; s++) if ((((word[(MASK_SETS[s] as number) * stride + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
   }
 }
 /** The word sets behind each mask of masksOf. */
@@ -510,7 +514,8 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
     }
   }
   const radix = 2 * n + 1
-  const ctx: Context = { n, sets, bits, blocks, counted: countedWords(index, plan), trustRank: index.trustRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
+  // Every word's sets share one layout: strideOf(index.slots).
+  const ctx: Context = { n, sets, bits, blocks, stride: (sets[0] as WordSets).stride, counted: countedWords(index, plan), trustRank: index.trustRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
   // The matches as a list of slots, for an explicit sort and for facets.
   const list = (): number => {
     scratch.matches(total)

@@ -28,6 +28,8 @@ export interface SearcherStats {
   terms: number
   /** Approximate bytes: postings, per-document columns, term keys, query scratch. */
   bytes: { postings: number, documents: number, terms: number, scratch: number }
+  /** Word-set and filter-set lookups answered by a cached set (brought up to date) and by a new one, since start. */
+  wordSets: { hits: number, misses: number }
 }
 
 export class Searcher {
@@ -185,7 +187,8 @@ export class Searcher {
       documents: index.live,
       deadSlots: index.dead,
       terms: index.postings.size,
-      bytes: { ...index.bytes(), scratch: this.#scratch.bytes }
+      bytes: { ...index.bytes(), scratch: this.#scratch.bytes },
+      wordSets: { hits: this.#scratch.cache.hits, misses: this.#scratch.cache.misses }
     }
   }
 }

@@ -7,16 +7,21 @@
  * densely in match order and found by rank (a prefix popcount per block).
  *
  * Building one reads the word's postings once; the sets are cached across queries (common
- * words repeat), with the filters' bitsets, bounded in bytes, and dropped whenever the
- * index changes.
+ * words repeat), with the filters' bitsets, bounded in bytes. They are kept across writes:
+ * slots only grow and a removal only clears a slot's columns (memory-index.ts), so a write
+ * never changes what a set says about an older slot. A cached set is brought up to date
+ * when next used, by reading only the posting entries of the slots added since; a filter's
+ * set also clears the slots removed since. (A dead slot may stay in a word's sets, as it
+ * does in a fresh build: the filter's set masks it.)
  */
 import type { ServiceFilter } from '../../domain/catalog-query.js'
 import { MATCH_EXACTNESS } from '../match-rules.js'
 import { popcount } from './bits.js'
 import type { PlannedWord } from './query-plan.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
+import type { TermCandidate } from './query-plan.js'
 
-/** The sets of a word, each `blocks` 32-bit words long, one after another. */
+/** The sets of a word, each `stride` 32-bit words long, one after another. */
 export const ANY = 0
 export const TEXT = 1
 export const NAME = 2
@@ -31,33 +36,172 @@ export const FAR = 0xFFFF
 /** Attributes of a position triple: name, category, description. */
 export const ATTRIBUTES = 3
 
+/** Blocks of 32 slots the sets' layout grows by, so that writes seldom move every set. */
+const STRIDE_STEP = 64
+
+/** The layout of sets over `slots` slots: 32-bit words per set, the used blocks rounded up to STRIDE_STEP. */
+export function strideOf (slots: number): number {
+  return Math.max(STRIDE_STEP, Math.ceil(slots / (32 * STRIDE_STEP)) * STRIDE_STEP)
+}
+
+/** The sets (offsets at a stride) a candidate's matches also go in, besides ANY and the attribute sets. */
+function flagsOf (candidate: TermCandidate, stride: number): number[] {
+  const exactness = MATCH_EXACTNESS[candidate.kind]
+  return [candidate.typos === 0 ? NO_TYPO : -1, candidate.typos <= 1 ? ONE_TYPO : -1, exactness === 0 ? EXACT : -1, exactness <= 1 ? EXPANDED : -1]
+    .filter((set) => set >= 0).map((set) => set * stride)
+}
+
+/** A word's sets over the slots below `synced`; extend() adds the slots written since. */
 export class WordSets {
   #positions: Uint16Array | undefined
+  /** Slots covered: every slot below this. */
+  synced = 0
+  /** Documents in ANY (dead ones included: the filter's set removes them). */
+  matched = 0
+  /** 32-bit words per set (at least the used blocks). */
+  stride: number
+  /** SETS bitsets: set s of block i at [s * stride + i]. */
+  bits: Uint32Array
+  /** Per used block, the documents matched (ANY) in the blocks before it. */
+  rankBase: Uint32Array
 
-  constructor (
-    readonly blocks: number,
-    /** SETS bitsets of `blocks` words: set s of block i at [s * blocks + i]. */
-    readonly bits: Uint32Array,
-    /** Per block, the documents matched (ANY) in the blocks before it. */
-    readonly rankBase: Uint32Array,
-    readonly matched: number,
-    /** Builds `positions` on first use: single-word queries and buckets of one word never need them. */
-    readonly fill: (sets: WordSets) => Uint16Array
-  ) {}
-
-  /** Per matched document in slot order: first position in name, category, description (FAR - position; 0: none). */
-  get positions (): Uint16Array {
-    return (this.#positions ??= this.fill(this))
+  constructor (readonly index: MemoryIndex, readonly word: PlannedWord, into?: { bits: Uint32Array, rankBase: Uint32Array }) {
+    this.stride = strideOf(index.slots)
+    this.bits = into?.bits ?? new Uint32Array(SETS * this.stride)
+    this.rankBase = into?.rankBase ?? new Uint32Array(this.stride)
   }
 
-  /** Bytes held; positions (6 bytes per match) counted whether built yet or not, so the cache's bound holds. */
-  get bytes (): number { return this.bits.byteLength + this.rankBase.byteLength + this.matched * ATTRIBUTES * 2 + 64 }
+  /**
+   * Per matched document in slot order: first position in name, category, description
+   * (FAR - position; 0: none). Built on first use (single-word queries and buckets of one
+   * word never need them), then extended with the sets.
+   */
+  get positions (): Uint16Array {
+    if (this.#positions === undefined) {
+      this.#positions = new Uint16Array(this.matched * ATTRIBUTES)
+      this.#addPositions(this.#positions, 0, this.synced)
+    }
+    return this.#positions
+  }
+
+  /** Bytes held; positions (6 bytes per match, or their capacity once grown) counted whether built yet or not, so the cache's bound holds. */
+  get bytes (): number {
+    return this.bits.byteLength + this.rankBase.byteLength + Math.max(this.matched * ATTRIBUTES * 2, this.#positions?.byteLength ?? 0) + 64
+  }
 
   /** Offset of the slot's position triple (the slot must be matched). */
   positionsAt (slot: number): number {
     const block = slot >>> 5
     const below = ((1 << (slot & 31)) >>> 0) - 1
     return ((this.rankBase[block] as number) + popcount((this.bits[block] as number) & below)) * ATTRIBUTES
+  }
+
+  /**
+   * Adds the slots from `synced` to the index's last: their bits, the ranks of the blocks
+   * they are in, and (when built) their positions, which come after every older match's.
+   */
+  extend (): void {
+    const { index, word } = this
+    const from = this.synced
+    const to = index.slots
+    if (strideOf(to) > this.stride) this.#widen(strideOf(to))
+    if (to <= from) return
+    const { bits, stride, rankBase } = this
+    const text = TEXT * stride
+    const name = NAME * stride
+    const nameOrCategory = NAME_OR_CATEGORY * stride
+    for (const candidate of word.candidates) {
+      // The marks a candidate gives do not depend on the document: OR its postings in.
+      const flags = flagsOf(candidate, stride)
+      const posting = index.postings.get(candidate.term)
+      if (posting !== undefined) {
+        const { entries, length } = posting
+        for (let e = posting.firstFrom(from); e < length; e++) {
+          const entry = entries[e] as number
+          const slot = slotOf(entry)
+          const i = slot >>> 5
+          const bit = 1 << (slot & 31)
+          bits[i] = (bits[i] as number) | bit
+          bits[text + i] = (bits[text + i] as number) | bit
+          if ((entry & DESCRIPTION_BIT) === 0) {
+            bits[name + i] = (bits[name + i] as number) | bit
+            bits[nameOrCategory + i] = (bits[nameOrCategory + i] as number) | bit
+          }
+          for (const f of flags) bits[f + i] = (bits[f + i] as number) | bit
+        }
+      }
+      for (const [code] of index.categoryTerms.get(candidate.term) ?? []) {
+        const docs = index.categoryDocs[code]
+        if (docs === undefined) continue
+        for (let e = docs.firstAtLeast(from); e < docs.length; e++) {
+          const slot = docs.entries[e] as number
+          const i = slot >>> 5
+          const bit = 1 << (slot & 31)
+          bits[i] = (bits[i] as number) | bit
+          bits[nameOrCategory + i] = (bits[nameOrCategory + i] as number) | bit
+          for (const f of flags) bits[f + i] = (bits[f + i] as number) | bit
+        }
+      }
+    }
+    // Ranks from the first block that changed: the one `from` is in.
+    const first = from >>> 5
+    let matched = first * 32 < from ? rankBase[first] as number : this.matched
+    for (let i = first, used = (to + 31) >>> 5; i < used; i++) {
+      rankBase[i] = matched
+      matched += popcount(bits[i] as number)
+    }
+    this.matched = matched
+    this.synced = to
+    let positions = this.#positions
+    if (positions === undefined) return
+    if (positions.length < matched * ATTRIBUTES) {
+      // A quarter spare: writes arrive one document at a time.
+      const grown = new Uint16Array(Math.max(matched * ATTRIBUTES, positions.length + (positions.length >>> 2)))
+      grown.set(positions)
+      positions = this.#positions = grown
+    }
+    this.#addPositions(positions, from, to)
+  }
+
+  /** Lays the sets out at a larger stride (the index outgrew the old one). */
+  #widen (stride: number): void {
+    const bits = new Uint32Array(SETS * stride)
+    for (let s = 0; s < SETS; s++) bits.set(this.bits.subarray(s * this.stride, (s + 1) * this.stride), s * stride)
+    const rankBase = new Uint32Array(stride)
+    rankBase.set(this.rankBase)
+    this.bits = bits
+    this.rankBase = rankBase
+    this.stride = stride
+  }
+
+  /** Records the first positions of the matches of slots from…to-1 (their triples must be zero). */
+  #addPositions (positions: Uint16Array, from: number, to: number): void {
+    const { index } = this
+    for (const { term } of this.word.candidates) {
+      const posting = index.postings.get(term)
+      if (posting !== undefined) {
+        const { entries, length } = posting
+        for (let e = posting.firstFrom(from); e < length; e++) {
+          const entry = entries[e] as number
+          const slot = slotOf(entry)
+          if (slot >= to) break
+          const position = entry & NO_POSITION
+          if (position === NO_POSITION) continue
+          const at = this.positionsAt(slot) + ((entry & DESCRIPTION_BIT) === 0 ? 0 : 2)
+          if (FAR - position > (positions[at] as number)) positions[at] = FAR - position
+        }
+      }
+      for (const [code, position] of index.categoryTerms.get(term) ?? []) {
+        const docs = index.categoryDocs[code]
+        if (docs === undefined) continue
+        for (let e = docs.firstAtLeast(from); e < docs.length; e++) {
+          const slot = docs.entries[e] as number
+          if (slot >= to) break
+          const at = this.positionsAt(slot) + 1
+          if (FAR - position > (positions[at] as number)) positions[at] = FAR - position
+        }
+      }
+    }
   }
 }
 
@@ -71,99 +215,93 @@ export function entriesOf (index: MemoryIndex, word: PlannedWord): number {
   return entries
 }
 
-export function buildWordSets (index: MemoryIndex, word: PlannedWord, blocks: number, into?: { bits: Uint32Array, rankBase: Uint32Array }): WordSets {
-  const bits = into?.bits ?? new Uint32Array(SETS * blocks)
-  const text = TEXT * blocks
-  const name = NAME * blocks
-  const nameOrCategory = NAME_OR_CATEGORY * blocks
-  const postings: Array<{ entries: Uint32Array, length: number }> = []
-  const categories: Array<{ entries: Uint32Array, length: number, position: number }> = []
-  for (const candidate of word.candidates) {
-    const exactness = MATCH_EXACTNESS[candidate.kind]
-    // The marks a candidate gives do not depend on the document: OR its whole posting in.
-    const flags = [candidate.typos === 0 ? NO_TYPO : -1, candidate.typos <= 1 ? ONE_TYPO : -1, exactness === 0 ? EXACT : -1, exactness <= 1 ? EXPANDED : -1]
-      .filter((set) => set >= 0).map((set) => set * blocks)
-    const posting = index.postings.get(candidate.term)
-    if (posting !== undefined && posting.length > 0) {
-      // The arrays as they are now (a later write may replace a posting's array).
-      const { entries, length } = posting
-      postings.push({ entries, length })
-      for (let e = 0; e < length; e++) {
-        const entry = entries[e] as number
-        const slot = slotOf(entry)
-        const i = slot >>> 5
-        const bit = 1 << (slot & 31)
-        bits[i] = (bits[i] as number) | bit
-        bits[text + i] = (bits[text + i] as number) | bit
-        if ((entry & DESCRIPTION_BIT) === 0) {
-          bits[name + i] = (bits[name + i] as number) | bit
-          bits[nameOrCategory + i] = (bits[nameOrCategory + i] as number) | bit
-        }
-        for (const f of flags) bits[f + i] = (bits[f + i] as number) | bit
-      }
+/** The word's sets over every slot of the index, in `into` (zeroed, laid out at strideOf(index.slots)) if given. */
+export function buildWordSets (index: MemoryIndex, word: PlannedWord, into?: { bits: Uint32Array, rankBase: Uint32Array }): WordSets {
+  const sets = new WordSets(index, word, into)
+  sets.extend()
+  return sets
+}
+
+/**
+ * A filter's accepted live slots below `synced`, as a bitset (the same filters repeat:
+ * none, a status, a category): the matches are then the words' union AND this, with no
+ * per-document test. A live slot's keys are written once and codes are never reused, so
+ * whether a filter accepts it never changes; only removals clear bits.
+ */
+export class FilterSet {
+  bits = new Uint32Array(0)
+  synced = 0
+
+  /** `removalsSeen`: the index's removals so far (a slot removed before is not accepted anyway). */
+  constructor (readonly filter: ServiceFilter, public removalsSeen: number) {}
+
+  get bytes (): number { return this.bits.byteLength + 64 }
+
+  extend (index: MemoryIndex, accept: (slot: number) => boolean): void {
+    const stride = strideOf(index.slots)
+    if (this.bits.length < stride) {
+      const bits = new Uint32Array(stride)
+      bits.set(this.bits)
+      this.bits = bits
     }
-    for (const [code, position] of index.categoryTerms.get(candidate.term) ?? []) {
-      const docs = index.categoryDocs[code]
-      if (docs === undefined || docs.length === 0) continue
-      categories.push({ entries: docs.entries, length: docs.length, position })
-      for (let e = 0; e < docs.length; e++) {
-        const slot = docs.entries[e] as number
-        const i = slot >>> 5
-        const bit = 1 << (slot & 31)
-        bits[i] = (bits[i] as number) | bit
-        bits[nameOrCategory + i] = (bits[nameOrCategory + i] as number) | bit
-        for (const f of flags) bits[f + i] = (bits[f + i] as number) | bit
-      }
-    }
+    extendFilter(this.bits, this.synced, index.slots, accept, index.removedSlots.subarray(this.removalsSeen, index.removals))
+    this.synced = index.slots
+    this.removalsSeen = index.removals
   }
-  const rankBase = into?.rankBase ?? new Uint32Array(blocks)
-  let matched = 0
-  for (let i = 0; i < blocks; i++) {
-    rankBase[i] = matched
-    matched += popcount(bits[i] as number)
+}
+
+/** Sets the bits of the slots from…to-1 that `accept` takes, and clears those of the `removed` slots. */
+export function extendFilter (bits: Uint32Array, from: number, to: number, accept: (slot: number) => boolean, removed: ArrayLike<number>): void {
+  for (let slot = from; slot < to; slot++) if (accept(slot)) bits[slot >>> 5] = (bits[slot >>> 5] as number) | (1 << (slot & 31))
+  for (let r = 0; r < removed.length; r++) {
+    const slot = removed[r] as number
+    bits[slot >>> 5] = (bits[slot >>> 5] as number) & ~(1 << (slot & 31))
   }
-  return new WordSets(blocks, bits, rankBase, matched, (sets) => {
-    const positions = new Uint16Array(matched * ATTRIBUTES)
-    for (const { entries, length } of postings) {
-      for (let e = 0; e < length; e++) {
-        const entry = entries[e] as number
-        const position = entry & NO_POSITION
-        if (position === NO_POSITION) continue
-        const at = sets.positionsAt(slotOf(entry)) + ((entry & DESCRIPTION_BIT) === 0 ? 0 : 2)
-        if (FAR - position > (positions[at] as number)) positions[at] = FAR - position
-      }
-    }
-    for (const { entries, length, position } of categories) {
-      for (let e = 0; e < length; e++) {
-        const at = sets.positionsAt(entries[e] as number) + 1
-        if (FAR - position > (positions[at] as number)) positions[at] = FAR - position
-      }
-    }
-    return positions
-  })
+}
+
+/** A word's cache key: its candidates in any order (the sets do not depend on it; a prefix list reorders by frequency). */
+export function wordKey (word: PlannedWord): string {
+  return word.candidates.map((c) => `${c.term}\u0000${c.kind}\u0000${c.typos}`).sort().join('\u0001')
 }
 
 /** Bytes of word sets a searcher keeps (each search thread has its own). */
 export const WORD_SET_CACHE_BYTES = 24 * 2 ** 20
 
+export interface CacheEntry {
+  value: WordSets | FilterSet
+  /** Bytes counted for it (its key's included) when it was last stored or extended. */
+  bytes: number
+}
+
 /**
- * Word sets of recent query words, least recently used dropped first, bounded in bytes;
- * emptied when the index changes (another copy, or rows applied since).
+ * Word sets and filter sets of recent queries, least recently used dropped first, bounded
+ * in bytes; an entry is brought up to date with the index's writes when next used. All are
+ * dropped when another copy of the index replaces this one (a reload or a compaction) or
+ * older slots start matching more terms (MemoryIndex.categoryEpoch).
  */
 export class WordSetCache {
   #index: MemoryIndex | undefined
-  #version = -1
-  #slots = -1
-  #live = -1
-  readonly #sets = new Map<string, WordSets | Uint32Array>()
+  #epoch = -1
+  readonly #entries = new Map<string, CacheEntry>()
   #bytes = 0
+  /** Lookups answered by a cached entry (brought up to date), and by a new one. */
+  hits = 0
+  misses = 0
 
   constructor (readonly limit = WORD_SET_CACHE_BYTES) {}
 
-  get bytes (): number {
+  /** Bytes held: the entries (within `limit`) and the rare words' buffers. */
+  get bytes (): number { return this.#bytes + this.pooledBytes }
+
+  get pooledBytes (): number {
     let pooled = 0
     for (const { bits, rankBase } of this.#pool) pooled += bits.byteLength + rankBase.byteLength
-    return this.#bytes + pooled
+    return pooled
+  }
+
+  /** The cached entries, least recently used first (tests compare them with fresh builds). */
+  entries (): IterableIterator<[string, CacheEntry]> {
+    return this.#entries.entries()
   }
 
   /**
@@ -177,62 +315,66 @@ export class WordSetCache {
   /** Starts a query: pooled sets of the previous one may be reused. */
   begin (): void { this.#pooled = 0 }
 
+  /** The word's sets over every slot of the index, laid out at strideOf(index.slots). */
   get (index: MemoryIndex, word: PlannedWord): WordSets {
-    const blocks = (index.slots + 31) >>> 5
-    if (entriesOf(index, word) < blocks >>> 3) {
+    if (entriesOf(index, word) < ((index.slots + 31) >>> 5) >>> 3) {
+      const stride = strideOf(index.slots)
       let buffers = this.#pool[this.#pooled]
-      if (buffers === undefined || buffers.rankBase.length !== blocks) {
-        buffers = { bits: new Uint32Array(SETS * blocks), rankBase: new Uint32Array(blocks) }
+      if (buffers === undefined || buffers.rankBase.length !== stride) {
+        buffers = { bits: new Uint32Array(SETS * stride), rankBase: new Uint32Array(stride) }
         this.#pool[this.#pooled] = buffers
       } else {
         buffers.bits.fill(0)
       }
       this.#pooled++
-      return buildWordSets(index, word, blocks, buffers)
+      return buildWordSets(index, word, buffers)
     }
-    const key = word.candidates.map((c) => `${c.term}\u0000${c.kind}\u0000${c.typos}`).join('\u0001')
-    return this.#cached(index, key, () => buildWordSets(index, word, blocks)) as WordSets
+    return this.#lookup(index, wordKey(word), () => new WordSets(index, word), (sets) => { sets.extend() })
   }
 
-  /**
-   * The live slots a filter accepts, as a bitset (the same filters repeat: none, a status,
-   * a category): the matches are then the words' union AND this, with no per-document test.
-   */
+  /** The live slots the filter accepts (`accept`: the index's matcher for it), as a bitset at least strideOf(index.slots) long. */
   filter (index: MemoryIndex, filter: ServiceFilter, accept: (slot: number) => boolean): Uint32Array {
-    return this.#cached(index, `\u0002${JSON.stringify(filter)}`, () => {
-      const bits = new Uint32Array((index.slots + 31) >>> 5)
-      for (let slot = 0; slot < index.slots; slot++) if (accept(slot)) bits[slot >>> 5] = (bits[slot >>> 5] as number) | (1 << (slot & 31))
-      return bits
-    }) as Uint32Array
+    return this.#lookup(index, `\u0002${JSON.stringify(filter)}`, () => new FilterSet(filter, index.removals), (set) => { set.extend(index, accept) }).bits
   }
 
-  #cached (index: MemoryIndex, key: string, build: () => WordSets | Uint32Array): WordSets | Uint32Array {
-    // Removals change `live`, additions `slots`: either drops every set (the filters' sets hold liveness).
-    if (index !== this.#index || index.version !== this.#version || index.slots !== this.#slots || index.live !== this.#live) {
-      this.#sets.clear()
+  #lookup<T extends WordSets | FilterSet> (index: MemoryIndex, key: string, create: () => T, extend: (value: T) => void): T {
+    if (index !== this.#index || index.categoryEpoch !== this.#epoch) {
+      this.#entries.clear()
       this.#bytes = 0
       this.#index = index
-      this.#version = index.version
-      this.#slots = index.slots
-      this.#live = index.live
+      this.#epoch = index.categoryEpoch
     }
-    const cached = this.#sets.get(key)
-    if (cached !== undefined) {
-      this.#sets.delete(key)
-      this.#sets.set(key, cached)
-      return cached
+    let entry = this.#entries.get(key)
+    if (entry === undefined) {
+      this.misses++
+      entry = { value: create(), bytes: 0 }
+    } else {
+      this.hits++
+      this.#entries.delete(key)
     }
-    const value = build()
-    const bytes = value instanceof WordSets ? value.bytes : value.byteLength + key.length * 2
-    if (bytes <= this.limit / 4) {
-      this.#sets.set(key, value)
-      this.#bytes += bytes
-      for (const [oldest, old] of this.#sets) {
-        if (this.#bytes <= this.limit) break
-        this.#sets.delete(oldest)
-        this.#bytes -= old instanceof WordSets ? old.bytes : old.byteLength + oldest.length * 2
-      }
-    }
+    // Most recently used last.
+    this.#entries.set(key, entry)
+    const value = entry.value as T
+    extend(value)
+    this.#recount(key, entry)
     return value
+  }
+
+  /** Counts the entry's bytes again (new or extended), then drops the least recently used until within the limit. */
+  #recount (key: string, entry: CacheEntry): void {
+    const bytes = entry.value.bytes + key.length * 2
+    this.#bytes += bytes - entry.bytes
+    entry.bytes = bytes
+    if (bytes > this.limit / 4) {
+      // Too large to keep (it is still answered from).
+      this.#entries.delete(key)
+      this.#bytes -= bytes
+      return
+    }
+    for (const [oldest, old] of this.#entries) {
+      if (this.#bytes <= this.limit) break
+      this.#entries.delete(oldest)
+      this.#bytes -= old.bytes
+    }
   }
 }

@@ -142,7 +142,7 @@ test('a bulk load holds the same postings and columns as rows added one by one, 
   t.throws(() => { bulk.beginBulkLoad(1, 1) }, /empty index/)
 })
 
-test('id ranks follow ids as rows arrive; cached word sets never outlive a change of the index', async (t) => {
+test("id ranks follow ids as rows arrive; cached word sets follow the index's changes", async (t) => {
   const index = new MemoryIndex(1, 0)
   const words = (...list: string[]): EncodedTerms => encodeTerms(list.map((term, position) => ({ term, position })))
   for (const rowid of [5, 3, 9]) index.add(row(rowid, { terms: [words('quokka'), []] }))
@@ -155,10 +155,12 @@ test('id ranks follow ids as rows arrive; cached word sets never outlive a chang
   const scratch = new Scratch()
   const page = { limit: 10, offset: 0 }
   t.equal(rank(index, scratch, { plan, filter: {}, page }).total, 6)
+  const misses = scratch.cache.misses
   index.add(row(11, { terms: [words('quokka'), []] }))
   t.equal(rank(index, scratch, { plan, filter: {}, page }).total, 7, 'a document added after the word was cached is found')
   index.remove(11)
   t.equal(rank(index, scratch, { plan, filter: {}, page }).total, 6, 'a removed one is not')
+  t.equal(scratch.cache.misses, misses, 'by the cached sets, extended rather than rebuilt')
   t.ok(scratch.cache.bytes > 0 && scratch.cache.bytes <= scratch.cache.limit)
 })
 

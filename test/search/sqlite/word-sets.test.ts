@@ -1,0 +1,234 @@
+/**
+ * Word sets and filter sets kept across writes: after any sequence of additions,
+ * replacements (a new rowid, the old slot dead) and removals, a cached set brought up to
+ * date equals one built afresh, and ranking answers exactly as a fresh scratch does.
+ */
+import { test } from 'tap'
+import { prng } from '../../../bench/generate.js'
+import { extensionBit, type ServiceFilter } from '../../../src/domain/catalog-query.js'
+import type { DocumentTerm, FacetField } from '../../../src/search/search-engine.js'
+import { MemoryIndex, type IndexRow } from '../../../src/search/sqlite/memory-index.js'
+import { planQuery, type PlannedWord } from '../../../src/search/sqlite/query-plan.js'
+import { rank, Scratch, type RankQuery } from '../../../src/search/sqlite/ranking.js'
+import { encodeCategoryTerms, encodeTerms } from '../../../src/search/sqlite/terms.js'
+import { buildWordSets, extendFilter, FilterSet, strideOf, WordSetCache, WordSets, wordKey } from '../../../src/search/sqlite/word-sets.js'
+
+/** Near spellings (typo candidates), shared beginnings (prefix candidates), category words. */
+const WORDS = ['alpha', 'alpine', 'alphabet', 'beta', 'betta', 'better', 'gamma', 'gamme', 'delta', 'deltas', 'radar', 'weather', 'wether', 'tokyo', 'osaka', 'forecast', 'forecasts', 'sunrise', 'sunset', 'quokka']
+const QUERY_WORDS = [...WORDS, 'weathe', 'forcast', 'alphabte', 'alp', 'sun', 'bet', 'forec', 'nothing']
+/** c3 has no category text: its members match through their own words only. */
+const CATEGORY_TEXT: Record<string, string[]> = { c0: ['alpha', 'beta'], c1: ['weather', 'forecast'], c2: ['tokyo', 'radar', 'alpha'] }
+const CATEGORIES = ['c0', 'c1', 'c2', 'c3']
+const FILTERS: ServiceFilter[] = [{}, { status: 'verified' }, { category: 'c1' }, { category: 'c3' }, { maxPriceAtomic: 2500 }, { chain: 'solana:x' }, { extension: 'bazaar' }]
+
+type Random = () => number
+const below = (random: Random, n: number): number => Math.floor(random() * n)
+const pick = <T>(random: Random, list: readonly T[]): T => list[below(random, list.length)] as T
+
+function setCategories (index: MemoryIndex): void {
+  for (const [category, words] of Object.entries(CATEGORY_TEXT)) index.setCategoryTerms(category, encodeCategoryTerms(words.map((term, position) => ({ term, position: position * 2 }))))
+}
+
+function rowOf (random: Random, rowid: number, id = `svc_${rowid}`): IndexRow {
+  const name: DocumentTerm[] = Array.from({ length: 1 + below(random, 3) }, (_, position) => ({ term: pick(random, WORDS), position }))
+  const description: DocumentTerm[] = Array.from({ length: below(random, 6) }, (_, k) => ({
+    term: pick(random, WORDS),
+    // Far positions are capped; fragments (bigrams) carry none.
+    position: random() < 0.5 ? k : below(random, 700),
+    ...(random() < 0.1 ? { fragment: true } : {})
+  }))
+  // Five forms at one position: the fifth matches without a position.
+  if (random() < 0.1) description.push(...['alpha', 'beta', 'gamma', 'delta', 'radar'].map((term) => ({ term, position: 3 })))
+  return {
+    rowid,
+    id,
+    category: pick(random, CATEGORIES),
+    status: random() < 0.5 ? 'verified' : 'unverified',
+    priceAtomic: below(random, 5000),
+    trustScore: below(random, 4) * 25,
+    nameSort: id,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    chains: random() < 0.2 ? ['solana:x'] : ['eip155:8453'],
+    payTo: '0x1111111111111111111111111111111111111111',
+    extensionMask: random() < 0.3 ? extensionBit('bazaar') : 0,
+    terms: [encodeTerms(name), encodeTerms(description)]
+  }
+}
+
+function queryOf (random: Random, index: MemoryIndex): RankQuery {
+  const words = Array.from({ length: 1 + below(random, 3) }, () => pick(random, QUERY_WORDS))
+  const plan = planQuery(words.map((text) => ({ text, forms: [text] })), index.vocabulary, new Map(), { prefixLastWord: random() < 0.5 })
+  const facets: FacetField[] | undefined = random() < 0.3 ? ['category', 'status'] : undefined
+  return {
+    plan,
+    filter: pick(random, FILTERS),
+    ...(random() < 0.2 ? { sort: { field: 'price' as const, order: 'asc' as const } } : {}),
+    page: { limit: 1 + below(random, 20), offset: below(random, 30) },
+    ...(facets === undefined ? {} : { facets })
+  }
+}
+
+/** Differences between a kept set and a fresh one: layout, every set's bits, ranks of used blocks, matches, positions. */
+function differences (kept: WordSets, fresh: WordSets, positions: boolean): string[] {
+  const out: string[] = []
+  const used = (fresh.synced + 31) >>> 5
+  if (kept.synced !== fresh.synced) out.push(`synced ${kept.synced} vs ${fresh.synced}`)
+  if (kept.stride !== fresh.stride) out.push(`stride ${kept.stride} vs ${fresh.stride}`)
+  if (kept.matched !== fresh.matched) out.push(`matched ${kept.matched} vs ${fresh.matched}`)
+  if (kept.bits.length !== fresh.bits.length || kept.bits.some((x, i) => x !== fresh.bits[i])) out.push('bits')
+  if (kept.rankBase.subarray(0, used).some((x, i) => x !== fresh.rankBase[i])) out.push('rankBase')
+  if (positions) {
+    const a = kept.positions.subarray(0, kept.matched * 3)
+    const b = fresh.positions.subarray(0, fresh.matched * 3)
+    if (a.length !== b.length || a.some((x, i) => x !== b[i])) out.push('positions')
+  }
+  return out
+}
+
+function freshFilter (index: MemoryIndex, filter: ServiceFilter): Uint32Array | undefined {
+  const accept = index.columns.matcher(filter)
+  if (accept === undefined) return undefined
+  const set = new FilterSet(filter, index.removals)
+  set.extend(index, accept)
+  return set.bits
+}
+
+/** Compares every cached entry that is up to date (or, with `all`, every one brought up to date) with a fresh build. */
+function checkEntries (index: MemoryIndex, cache: WordSetCache, random: Random, all: boolean): string[] {
+  const problems: string[] = []
+  for (const [key, entry] of [...cache.entries()]) {
+    const { value } = entry
+    if (value instanceof WordSets) {
+      if (all) cache.get(index, value.word)
+      if (value.synced !== index.slots) continue
+      const diff = differences(value, buildWordSets(index, value.word), random() < 0.5)
+      if (diff.length > 0) problems.push(`${key.split('\u0000')[0] as string}: ${diff.join(', ')}`)
+    } else {
+      const accept = index.columns.matcher(value.filter)
+      if (all && accept !== undefined) cache.filter(index, value.filter, accept)
+      if (value.synced !== index.slots || value.removalsSeen !== index.removals) continue
+      const fresh = freshFilter(index, value.filter)
+      if (fresh !== undefined && (fresh.length !== value.bits.length || fresh.some((x, i) => x !== value.bits[i]))) problems.push(`filter ${JSON.stringify(value.filter)}`)
+    }
+  }
+  return problems
+}
+
+/** The cache's count equals the sum over its entries, recounted now (positions built since included), and stays within its limit. */
+function checkBytes (cache: WordSetCache): string | undefined {
+  let sum = 0
+  for (const [key, { value, bytes }] of cache.entries()) {
+    if (bytes !== value.bytes + key.length * 2) return `${key}: counted ${bytes}, holds ${value.bytes + key.length * 2}`
+    sum += bytes
+  }
+  const counted = cache.bytes - cache.pooledBytes
+  if (counted !== sum) return `counted ${counted}, entries hold ${sum}`
+  if (counted > cache.limit) return `${counted} bytes over the limit ${cache.limit}`
+  return undefined
+}
+
+test('kept across 500 random writes, every set equals a fresh build and every ranking a fresh one', async (t) => {
+  const random = prng(19)
+  const index = new MemoryIndex(1, 0)
+  setCategories(index)
+  let nextRowid = 1
+  const live: Array<{ rowid: number, id: string }> = []
+  const addRow = (id?: string): void => {
+    const rowid = nextRowid++
+    const row = rowOf(random, rowid, id)
+    index.add(row)
+    live.push({ rowid, id: row.id })
+  }
+  // Just below the first stride boundary (2,048 slots): the writes cross it.
+  for (let i = 0; i < 1900; i++) addRow()
+  const scratch = new Scratch()
+  // A second cache, small enough to evict, kept up to date by the same queries.
+  const small = new Scratch(new WordSetCache(64 * 1024))
+  const problems: string[] = []
+  const counts = { add: 0, replace: 0, remove: 0, compared: 0 }
+  for (let op = 0; op < 500 && problems.length === 0; op++) {
+    const r = random()
+    if (r < 0.45 || live.length === 0) {
+      addRow()
+      counts.add++
+    } else if (r < 0.75) {
+      const [old] = live.splice(below(random, live.length), 1) as [{ rowid: number, id: string }]
+      index.remove(old.rowid)
+      addRow(old.id)
+      counts.replace++
+    } else {
+      const [old] = live.splice(below(random, live.length), 1) as [{ rowid: number, id: string }]
+      index.remove(old.rowid)
+      counts.remove++
+    }
+    for (let q = 0; q < 3; q++) {
+      const query = queryOf(random, index)
+      const expected = JSON.stringify(rank(index, new Scratch(), query))
+      for (const [name, kept] of [['cache', scratch], ['small cache', small]] as const) {
+        if (JSON.stringify(rank(index, kept, query)) !== expected) problems.push(`op ${op}, ${name}: ${JSON.stringify(query.plan.map((w) => w.text))} ${JSON.stringify(query.filter)} ranks differently`)
+      }
+      counts.compared++
+    }
+    for (const kept of [scratch, small]) {
+      problems.push(...checkEntries(index, kept.cache, random, op % 50 === 49).map((p) => `op ${op}: ${p}`))
+      const bytes = checkBytes(kept.cache)
+      if (bytes !== undefined) problems.push(`op ${op}: ${bytes}`)
+    }
+  }
+  t.same(problems, [], 'no difference')
+  t.ok(counts.add > 100 && counts.replace > 100 && counts.remove > 50, `every kind of write (${JSON.stringify(counts)})`)
+  t.ok(index.slots > 2048 && strideOf(index.slots) > strideOf(1900), `the stride boundary was crossed (${index.slots} slots)`)
+  t.ok(scratch.cache.hits > scratch.cache.misses, `sets were kept across writes (${scratch.cache.hits} hits, ${scratch.cache.misses} misses)`)
+  t.ok(small.cache.misses > scratch.cache.misses, `the small cache evicted and rebuilt sets (${small.cache.misses} misses)`)
+})
+
+test('a set laid out before the stride boundary is widened when extended past it, positions kept', async (t) => {
+  const random = prng(7)
+  const index = new MemoryIndex(1, 0)
+  setCategories(index)
+  for (let rowid = 1; rowid <= 2040; rowid++) index.add(rowOf(random, rowid))
+  const word: PlannedWord = { text: 'alpha', candidates: [{ term: 'alpha', kind: 'exact', typos: 0 }, { term: 'alphabet', kind: 'prefix', typos: 0 }] }
+  const kept = buildWordSets(index, word)
+  t.equal(kept.stride, 64)
+  t.ok(kept.positions.length > 0)
+  for (let rowid = 2041; rowid <= 2100; rowid++) index.add(rowOf(random, rowid))
+  index.remove(5)
+  kept.extend()
+  t.equal(kept.stride, 128)
+  t.same(differences(kept, buildWordSets(index, word), true), [])
+  const old = buildWordSets(index, word)
+  kept.extend()
+  t.same(differences(kept, old, true), [], 'nothing written since: unchanged')
+})
+
+test("a category's text arriving after its members: cached sets are dropped, not left stale", async (t) => {
+  const random = prng(3)
+  const index = new MemoryIndex(1, 0)
+  setCategories(index)
+  for (let rowid = 1; rowid <= 300; rowid++) index.add({ ...rowOf(random, rowid), category: rowid % 3 === 0 ? 'late' : 'c3' })
+  const plan: PlannedWord[] = [{ text: 'dawn', candidates: [{ term: 'dawn', kind: 'exact', typos: 0 }] }, { text: 'alpha', candidates: [{ term: 'alpha', kind: 'exact', typos: 0 }] }]
+  const scratch = new Scratch()
+  const query: RankQuery = { plan, filter: {}, page: { limit: 20, offset: 0 } }
+  const before = rank(index, scratch, query)
+  index.setCategoryTerms('late', encodeCategoryTerms([{ term: 'dawn', position: 0 }, { term: 'alpha', position: 1 }]))
+  const after = rank(index, scratch, query)
+  t.ok(after.total > before.total, `the late category's members now match (${before.total} → ${after.total})`)
+  t.same(after, rank(index, new Scratch(), query), 'as a fresh scratch ranks them')
+})
+
+test('filter sets: accepted slots added, removed slots cleared, nothing else touched', async (t) => {
+  const slotsOf = (bits: Uint32Array): number[] => Array.from({ length: bits.length * 32 }, (_, slot) => slot).filter((slot) => (((bits[slot >>> 5] as number) >>> (slot & 31)) & 1) === 1)
+  const bits = new Uint32Array(2)
+  extendFilter(bits, 0, 40, (slot) => slot % 3 === 0, [])
+  t.same(slotsOf(bits), Array.from({ length: 14 }, (_, i) => i * 3))
+  extendFilter(bits, 40, 64, (slot) => slot === 50 || slot === 63, [0, 33, 63])
+  t.same(slotsOf(bits), [...Array.from({ length: 10 }, (_, i) => i * 3 + 3), 36, 39, 50], 'a slot added and removed since is not there')
+})
+
+test('word keys: the same candidates in another order are one key; another candidate is another', async (t) => {
+  const a: PlannedWord = { text: 'sun', candidates: [{ term: 'sunset', kind: 'prefix', typos: 0 }, { term: 'sunrise', kind: 'prefix', typos: 0 }] }
+  const b: PlannedWord = { text: 'sun', candidates: [{ term: 'sunrise', kind: 'prefix', typos: 0 }, { term: 'sunset', kind: 'prefix', typos: 0 }] }
+  t.equal(wordKey(a), wordKey(b))
+  t.not(wordKey(a), wordKey({ text: 'sun', candidates: [{ term: 'sunset', kind: 'prefix', typos: 0 }] }))
+  t.not(wordKey(a), wordKey({ text: 'sun', candidates: [{ term: 'sunset', kind: 'typo', typos: 1 }, { term: 'sunrise', kind: 'prefix', typos: 0 }] }))
+})
