@@ -10,7 +10,7 @@ import type { Config } from '../config.js'
 import { Indexer } from '../indexer/indexer.js'
 import { loadTokenizer, type JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { SearchEngine } from '../search/search-engine.js'
-import { searchServices, type ServiceSearchRequest, type ServiceSearchResult } from '../search/service-search.js'
+import { searchServiceJson, searchServices, type ServiceJsonSearchResult, type ServiceSearchRequest, type ServiceSearchResult } from '../search/service-search.js'
 import { openSearchEngine } from '../adapters.js'
 
 declare module 'fastify' {
@@ -26,6 +26,8 @@ declare module 'fastify' {
     }
     /** Searches the catalog: analyzes the text, asks the engine, reads the hits' services from the store. */
     searchServices: (request: ServiceSearchRequest) => Promise<ServiceSearchResult>
+    /** searchServices with each hit's service as the JSON text the store keeps (what the search routes send). */
+    searchServiceJson: (request: ServiceSearchRequest) => Promise<ServiceJsonSearchResult>
     /** Resolves once every service in the store is searchable (tests, readiness). */
     searchReady: () => Promise<void>
   }
@@ -45,6 +47,7 @@ export default fp(async function searchPlugin (app: FastifyInstance, opts: { con
   app.decorate('searchIndex', { engine, engineName, tokenizer, indexer, embeddedIndexer })
   const deps = { engine, store: app.store, tokenizer }
   app.decorate('searchServices', async (request: ServiceSearchRequest) => await searchServices(deps, request))
+  app.decorate('searchServiceJson', async (request: ServiceSearchRequest) => await searchServiceJson(deps, request))
   app.decorate('searchReady', async () => {
     if (embeddedIndexer) await indexer.waitForCatchUp()
     else await indexer.catchUp()

@@ -1,10 +1,11 @@
 /** Catalog search (whitespace keywords) and intent search (conversational, kuromoji). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { toStoreQuery } from '../domain/service-query.js'
 import { ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import type { SearchHit } from '../search/search-engine.js'
-import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchQuerySchema, IntentSearchResponse, parseFacets, toMatchView } from './schemas/search.js'
+import { CatalogSearchQuerySchema, CatalogSearchResponse, IntentSearchQuerySchema, IntentSearchResponse, parseFacets, toMatchView, writeCatalogSearch, writeIntentSearch, type SerializerOf } from './schemas/search.js'
 
 /** Rejects a query that is only whitespace: it asks for nothing. */
 function requireText (field: string, value: string): string {
@@ -13,6 +14,16 @@ function requireText (field: string, value: string): string {
 }
 
 const wordsOf = (hit: SearchHit): string[] => [...new Set(hit.matchedTokens.map((m) => m.word))]
+
+/**
+ * Sends an answer already written as JSON (the hits' services are the store's JSON text, not
+ * serialized again). The typed reply accepts only the schema's value; Fastify sends a JSON
+ * string as it is.
+ */
+async function sendJson (reply: FastifyReply, write: (serializerOf: SerializerOf) => string): Promise<FastifyReply> {
+  const json = write((schema) => reply.compileSerializationSchema(schema))
+  return await reply.type('application/json; charset=utf-8').send(json)
+}
 
 const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/catalog/search', {
@@ -24,26 +35,26 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: CatalogSearchQuerySchema,
       response: { 200: CatalogSearchResponse, 400: ErrorSchema }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { q: text, facets: facetsText, parse, ...list } = request.query
     // No q: the catalog, listed (the search page before anything is typed); a blank q asks for nothing.
     const q = text === undefined ? '' : requireText('q', text)
     const { filter, sort, page } = toStoreQuery(list)
-    const found = await app.searchServices({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText), parseConstraints: parse === true })
-    return {
+    const found = await app.searchServiceJson({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText), parseConstraints: parse === true })
+    return await sendJson(reply as FastifyReply, (serializerOf) => writeCatalogSearch({
       query: q,
       total: found.total,
       totalExact: found.totalExact,
       results: found.hits.map((hit) => ({
-        service: hit.service,
+        service: hit.serviceJson,
         score: hit.score,
         matchedTokens: wordsOf(hit),
         matches: hit.matchedTokens.map(toMatchView),
-        uptimeScore: hit.record.uptimeScore
+        uptimeScore: hit.uptimeScore
       })),
       ...(found.facetDistribution === undefined ? {} : { facetDistribution: found.facetDistribution }),
       ...(found.understood === undefined ? {} : found.understood)
-    }
+    }, serializerOf))
   })
 
   app.get('/api/services/search/intent', {
@@ -55,24 +66,24 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: IntentSearchQuerySchema,
       response: { 200: IntentSearchResponse, 400: ErrorSchema }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { q: text, ...list } = request.query
     const q = requireText('q', text)
     const { filter, sort, page } = toStoreQuery(list)
-    const found = await app.searchServices({ text: q, style: 'intent', filter, sort, page, parseConstraints: true })
-    return {
+    const found = await app.searchServiceJson({ text: q, style: 'intent', filter, sort, page, parseConstraints: true })
+    return await sendJson(reply as FastifyReply, (serializerOf) => writeIntentSearch({
       query: q,
       tokens: found.words,
       total: found.total,
       filters: found.understood?.filters ?? {},
       removed: found.understood?.removed ?? [],
       results: found.hits.map((hit) => ({
-        service: hit.service,
+        service: hit.serviceJson,
         score: hit.score,
         matchedTokens: wordsOf(hit),
         reason: hit.reason
       }))
-    }
+    }, serializerOf))
   })
 }
 

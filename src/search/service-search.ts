@@ -5,8 +5,8 @@
  */
 import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
 import { defaultSort, priceBound } from '../domain/service-query.js'
-import { toService, type Service, type ServiceRecord } from '../domain/service.js'
-import type { CatalogStore } from '../store/catalog-store.js'
+import { toService, toServiceJson, type Service, type ServiceJson, type ServiceRecord } from '../domain/service.js'
+import type { CatalogStore, ServiceJsonItem } from '../store/catalog-store.js'
 import { analyzeIntent, ENGLISH_FILLER_WORDS, JAPANESE_FILLER_WORDS, splitQueryWords, type QueryLanguage } from './analysis/analyzer.js'
 import { isJapanese, normalizeText } from './analysis/normalize.js'
 import type { JapaneseTokenizer } from './analysis/tokenizer.js'
@@ -53,13 +53,21 @@ export interface ServiceHit extends SearchHit {
   reason: string
 }
 
-export interface ServiceSearchResult {
+/** A hit as the search routes send it: the service as its stored JSON (toServiceJson), no record read. */
+export interface ServiceJsonHit extends SearchHit {
+  serviceJson: ServiceJson
+  uptimeScore: number | null
+  /** Why it matched: one sentence in the query's language. */
+  reason: string
+}
+
+export interface SearchResultOf<Hit> {
   /** The words searched for, as analyzed. */
   words: string[]
   total: number
   /** Whether total is exact or the engine's estimate (SearchResult.totalExact). */
   totalExact: boolean
-  hits: ServiceHit[]
+  hits: Hit[]
   facetDistribution?: FacetDistribution
   /** With parseConstraints: what the text asked for and was applied, and the phrases taken out of it. */
   understood?: Understood
@@ -70,6 +78,30 @@ export interface Understood {
   filters: ParsedFilters
   /** The phrases taken out of the text, in order. */
   removed: string[]
+}
+
+export type ServiceSearchResult = SearchResultOf<ServiceHit>
+export type ServiceJsonSearchResult = SearchResultOf<ServiceJsonHit>
+
+/** How a search reads its hits' services from the store, and what it makes of each. */
+interface Hydration<Item extends { id: string }, Hit> {
+  /** The services with these ids that exist, in the order of `ids`. */
+  read: (store: CatalogStore, ids: readonly string[]) => Promise<Item[]>
+  /** A listed record as `read` would have given it (a search without words lists records). */
+  fromRecord: (record: ServiceRecord) => Item
+  hit: (hit: SearchHit, item: Item, reason: string) => Hit
+}
+
+const RECORDS: Hydration<ServiceRecord, ServiceHit> = {
+  read: async (store, ids) => await store.getServices(ids),
+  fromRecord: (record) => record,
+  hit: (hit, record, reason) => ({ ...hit, service: toService(record), record, reason })
+}
+
+const SERVICE_JSON: Hydration<ServiceJsonItem, ServiceJsonHit> = {
+  read: async (store, ids) => await store.getServiceJson(ids),
+  fromRecord: (record) => ({ id: record.id, json: toServiceJson(record), uptimeScore: record.uptimeScore }),
+  hit: (hit, item, reason) => ({ ...hit, serviceJson: item.json, uptimeScore: item.uptimeScore, reason })
 }
 
 /** The explicit filter and sort, completed by the parsed ones they leave open. */
@@ -108,27 +140,39 @@ function analyze (text: string, style: QueryStyle, tokenizer: JapaneseTokenizer)
  * the filters admit instead: most trusted first unless a sort is asked.
  */
 export async function searchServices (deps: SearchDeps, given: ServiceSearchRequest): Promise<ServiceSearchResult> {
-  if (given.text.trim() === '') return await browse(deps, given)
-  if (given.parseConstraints !== true) return await search(deps, given)
+  return await run(deps, given, RECORDS)
+}
+
+/**
+ * searchServices, with each hit's service as the JSON text the store keeps (the bytes an API
+ * answer sends) and its uptime, instead of the whole record: what the search routes show.
+ */
+export async function searchServiceJson (deps: SearchDeps, given: ServiceSearchRequest): Promise<ServiceJsonSearchResult> {
+  return await run(deps, given, SERVICE_JSON)
+}
+
+async function run<Item extends { id: string }, Hit> (deps: SearchDeps, given: ServiceSearchRequest, hydration: Hydration<Item, Hit>): Promise<SearchResultOf<Hit>> {
+  if (given.text.trim() === '') return await browse(deps, given, hydration)
+  if (given.parseConstraints !== true) return await search(deps, given, hydration)
   const parsed = parseConstraints(given.text)
   const { filter, sort, applied } = withParsed(given, parsed.filters)
   const understood: Understood = { filters: applied, removed: parsed.removed }
   const request = { ...given, text: parsed.text, filter, sort }
   // Only constraints ("cheap APIs on solana"): every service they admit, not a text search for "apis".
   const { words } = analyze(parsed.text, given.style, deps.tokenizer)
-  if (parsed.removed.length > 0 && words.every((word) => FILLERS.has(word.text))) return { ...await browse(deps, request), understood }
-  return { ...await search(deps, request), understood }
+  if (parsed.removed.length > 0 && words.every((word) => FILLERS.has(word.text))) return { ...await browse(deps, request, hydration), understood }
+  return { ...await search(deps, request, hydration), understood }
 }
 
 /**
  * The catalog by the filters, in the requested order or most trusted first: the trust score puts
  * every verified service (40 or more) above every other (35 at most; src/domain/trust.ts).
  */
-async function browse (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {
+async function browse<Item extends { id: string }, Hit> (deps: SearchDeps, request: ServiceSearchRequest, hydration: Hydration<Item, Hit>): Promise<SearchResultOf<Hit>> {
   const listed = await deps.store.listServices(request.filter, request.sort ?? defaultSort('trustScore'), request.page)
   const language = isJapanese(normalizeText(request.text)) ? 'ja' : 'en'
   const reason = language === 'ja' ? '条件に合うサービス（検索語なし）。' : 'Matches the conditions (no search words).'
-  const hits = listed.items.map((record) => ({ id: record.id, score: 0, matchedTokens: [], service: toService(record), record, reason }))
+  const hits = listed.items.map((record) => hydration.hit({ id: record.id, score: 0, matchedTokens: [] }, hydration.fromRecord(record), reason))
   const { facets } = request
   if (facets === undefined) return { words: [], total: listed.total, totalExact: true, hits }
   const counts = await deps.store.countFacets(request.filter)
@@ -136,7 +180,7 @@ async function browse (deps: SearchDeps, request: ServiceSearchRequest): Promise
   return { words: [], total: listed.total, totalExact: true, hits, facetDistribution }
 }
 
-async function search (deps: SearchDeps, request: ServiceSearchRequest): Promise<ServiceSearchResult> {
+async function search<Item extends { id: string }, Hit> (deps: SearchDeps, request: ServiceSearchRequest, hydration: Hydration<Item, Hit>): Promise<SearchResultOf<Hit>> {
   const { words, language } = analyze(request.text, request.style, deps.tokenizer)
   const texts = words.map((word) => word.text)
   const { facets } = request
@@ -152,10 +196,11 @@ async function search (deps: SearchDeps, request: ServiceSearchRequest): Promise
     prefixLastWord: request.style === 'keywords',
     ...(facets === undefined ? {} : { facets })
   })
-  const records = new Map((await deps.store.getServices(result.hits.map((hit) => hit.id))).map((r) => [r.id, r]))
+  const items = new Map((await hydration.read(deps.store, result.hits.map((hit) => hit.id))).map((item) => [item.id, item]))
+  // A hit whose service went between the engine's answer and this read is left out.
   const hits = result.hits.flatMap((hit) => {
-    const record = records.get(hit.id)
-    return record === undefined ? [] : [{ ...hit, service: toService(record), record, reason: explainMatch(hit.matchedTokens, language) }]
+    const item = items.get(hit.id)
+    return item === undefined ? [] : [hydration.hit(hit, item, explainMatch(hit.matchedTokens, language))]
   })
   const { total, totalExact, facetDistribution } = result
   return facetDistribution === undefined ? { words: texts, total, totalExact, hits } : { words: texts, total, totalExact, hits, facetDistribution }

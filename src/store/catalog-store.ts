@@ -26,7 +26,7 @@ import type { HttpMethod } from '../domain/http-method.js'
 import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { CategoryInferrer } from '../domain/listing-text.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
-import type { ServiceRecord } from '../domain/service.js'
+import type { ServiceJson, ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
 import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../domain/payment.js'
 
@@ -66,6 +66,17 @@ export interface ServicePage {
 export interface ServiceJsonPage {
   json: Uint8Array<ArrayBuffer>
   total: number
+}
+
+/**
+ * A service as a search hit shows it: its toServiceJson, and what the hit adds beside the
+ * service. On the port for the reason of ServiceJsonPage: search answers send these bytes,
+ * which the SQLite store keeps per row.
+ */
+export interface ServiceJsonItem {
+  id: string
+  json: ServiceJson
+  uptimeScore: number | null
 }
 
 export interface ApiKeyRecord {
@@ -164,6 +175,8 @@ export interface CatalogStore {
   servicesOnOrigin (origin: string, limit: number): Promise<ServiceRecord[]>
   /** The services with these ids that exist, in the order of `ids` (search hits keep their rank); unknown ids are skipped. */
   getServices (ids: readonly string[]): Promise<ServiceRecord[]>
+  /** getServices' services as search hits show them (toServiceJson and uptime), in the order of `ids`; unknown ids are skipped. */
+  getServiceJson (ids: readonly string[]): Promise<ServiceJsonItem[]>
   /**
    * Filtered, sorted page and the exact number of matches. Ties are broken by id so paging is
    * stable; an offset past the end is an empty page. Every filter × sort combination is

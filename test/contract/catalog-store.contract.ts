@@ -526,6 +526,34 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     await same('after an update, a probe and a delete')
   })
 
+  t.test('getServiceJson: getServices\' services as toServiceJson with their uptime, in the order asked, after every kind of write', async (t) => {
+    const store = await open(t)
+    const records = demoRecords()
+    await store.insertServices(records)
+    const expected = async (ids: readonly string[]): Promise<Array<{ id: string, json: string, uptimeScore: number | null }>> =>
+      (await store.getServices(ids)).map((record) => ({ id: record.id, json: toServiceJson(record), uptimeScore: record.uptimeScore }))
+    const [a, b, c, d] = records as [ServiceRecord, ServiceRecord, ServiceRecord, ServiceRecord]
+    const asked = [d.id, 'svc_missing', b.id, a.id, c.id]
+    const same = async (why: string): Promise<void> => {
+      t.same(await store.getServiceJson(asked), await expected(asked), `${why}: a search page`)
+      // More ids than a page holds (unknown ones among them): the same answer.
+      const many = [...Array.from({ length: 150 }, (_, i) => `svc_unknown${i}`), ...records.map((r) => r.id).reverse()]
+      t.same(await store.getServiceJson(many), await expected(many), `${why}: more ids than a page`)
+    }
+    t.same(await store.getServiceJson([]), [])
+    t.same((await store.getServiceJson(asked)).map((item) => item.id), [d.id, b.id, a.id, c.id], 'in the order asked, unknown ids left out')
+    await same('as inserted')
+    await store.updateService({ ...a, name: 'Renamed "quoted" \\ サービス', priceAtomic: 1, updatedAt: '2025-03-05T00:00:00.000Z' })
+    await store.recordProbe(b.id, { checkedAt: NOW, httpStatus: 402, x402Version: 2, latencyMs: 3, answered402: true, matched: true, reason: 'matches', accepts: null },
+      { failurePeriodMs: 0 }, null)
+    await store.deleteService(c.id)
+    const [renamed, probed] = await store.getServiceJson([a.id, b.id, c.id])
+    t.match(JSON.parse(renamed?.json ?? '{}'), { name: 'Renamed "quoted" \\ サービス', pricing: { pricePerRequest: '0.000001' } }, 'an update shows')
+    t.match({ ...probed, json: JSON.parse(probed?.json ?? '{}') }, { uptimeScore: 100, json: { status: 'verified' } }, 'a probe\'s uptime and verdict show')
+    t.equal((await store.getServiceJson([c.id])).length, 0, 'a deleted service is skipped')
+    await same('after an update, a probe and a delete')
+  })
+
   t.test('listServices filters by payTo: EVM case-insensitively, others exactly', async (t) => {
     const store = await open(t)
     const records = demoRecords()

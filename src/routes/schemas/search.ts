@@ -1,6 +1,6 @@
 /** Request and response schemas of the search endpoints (also their OpenAPI documentation). */
-import { Type } from '@sinclair/typebox'
-import { ServiceSchema } from '../../domain/service.js'
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import { ServiceSchema, type ServiceJson } from '../../domain/service.js'
 import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../../domain/service-query.js'
 import { StringEnum } from '../../domain/string-enum.js'
 import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField, type MatchedToken, type MatchKind } from '../../search/search-engine.js'
@@ -95,32 +95,61 @@ export const UnderstoodFiltersSchema = Type.Object({
 
 const Removed = Type.Array(Type.String(), { description: 'Phrases taken out of the text as constraints (normalized: NFKC, lower case), in order; the rest is searched' })
 
-export const CatalogSearchResponse = Type.Object({
+/** The serializer the route's own response would use for a schema (reply.compileSerializationSchema). */
+export type SerializerOf = (schema: TSchema) => (value: Record<string, unknown>) => string
+
+/** A search answer as the route has it: each result's service as the JSON text the store keeps. */
+export type AnswerOf<Before extends TProperties, Hit extends TProperties, After extends TProperties> =
+  Static<TObject<Before>> & Static<TObject<After>> & { results: Array<{ service: ServiceJson } & Static<TObject<Hit>>> }
+
+/**
+ * A search answer's schema, `before` properties, then `results` (each a service and `hit`'s
+ * properties), then `after`; and `write`, which makes the answer's JSON with the service texts
+ * as they are: each part written by its own part of the schema's serializer (which writes
+ * only its properties, in order), joined, is what the whole schema's serializer writes.
+ */
+function searchAnswer<Before extends TProperties, Hit extends TProperties, After extends TProperties> (before: Before, hit: Hit, after: After) {
+  const parts = { before: Type.Object(before), hit: Type.Object(hit), after: Type.Object(after) }
+  const schema = Type.Object({ ...before, results: Type.Array(Type.Object({ service: ServiceSchema, ...hit })), ...after })
+  function write (answer: AnswerOf<Before, Hit, After>, serializerOf: SerializerOf): string {
+    const [head, writeHit, tail] = [serializerOf(parts.before)(answer), serializerOf(parts.hit), serializerOf(parts.after)(answer)]
+    let json = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"results":[`
+    answer.results.forEach((result, i) => {
+      const rest = writeHit(result)
+      json += `${i > 0 ? ',' : ''}{"service":${result.service}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`
+    })
+    return `${json}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`
+  }
+  return { schema, write }
+}
+
+const catalogSearch = searchAnswer({
   query: Type.String(),
   total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters: exact when totalExact is true, otherwise the search engine\'s estimate' }),
-  totalExact: Type.Boolean({ description: 'true when total is the exact count (the embedded SQLite engine); false when it is an estimate (Meilisearch estimates totals, so paging may end before or after it)' }),
-  results: Type.Array(Type.Object({
-    service: ServiceSchema,
-    score: Score,
-    matchedTokens: MatchedTokens,
-    matches: Type.Array(MatchSchema, { description: 'How each query word matched' }),
-    uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' })
-  })),
+  totalExact: Type.Boolean({ description: 'true when total is the exact count (the embedded SQLite engine); false when it is an estimate (Meilisearch estimates totals, so paging may end before or after it)' })
+}, {
+  score: Score,
+  matchedTokens: MatchedTokens,
+  matches: Type.Array(MatchSchema, { description: 'How each query word matched' }),
+  uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of successful probes; null until first checked' })
+}, {
   facetDistribution: Type.Optional(FacetDistributionSchema),
   filters: Type.Optional(UnderstoodFiltersSchema),
   removed: Type.Optional(Removed)
 })
+export const CatalogSearchResponse = catalogSearch.schema
+export const writeCatalogSearch = catalogSearch.write
 
-export const IntentSearchResponse = Type.Object({
+const intentSearch = searchAnswer({
   query: Type.String(),
   tokens: Type.Array(Type.String(), { description: 'Content words kept from the query (particles, request phrasing and constraints dropped); empty when only constraints were given, and then results list every service they admit, most trusted first' }),
   total: Type.Integer({ minimum: 0, description: 'Number of matching services over every page, after the filters (see catalog search\'s totalExact)' }),
   filters: UnderstoodFiltersSchema,
-  removed: Removed,
-  results: Type.Array(Type.Object({
-    service: ServiceSchema,
-    score: Score,
-    matchedTokens: MatchedTokens,
-    reason: Type.String({ description: 'Why it matched, in the language of the query' })
-  }))
-})
+  removed: Removed
+}, {
+  score: Score,
+  matchedTokens: MatchedTokens,
+  reason: Type.String({ description: 'Why it matched, in the language of the query' })
+}, {})
+export const IntentSearchResponse = intentSearch.schema
+export const writeIntentSearch = intentSearch.write

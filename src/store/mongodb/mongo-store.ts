@@ -22,7 +22,7 @@ import { nameSortKey } from '../../domain/sort-keys.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import { applyOriginClaim, originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonItem, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../../domain/payment.js'
 import { mergeFeed } from './feed.js'
@@ -443,6 +443,11 @@ export class MongoCatalogStore implements CatalogStore {
     const docs = await this.#services.find({ _id: { $in: [...ids] } }).toArray()
     const byId = new Map(docs.map((doc) => [doc._id, fromServiceDocument(doc)]))
     return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+
+  async getServiceJson (ids: readonly string[]): Promise<ServiceJsonItem[]> {
+    // Made from the documents, as listServiceJson's.
+    return (await this.getServices(ids)).map((record) => ({ id: record.id, json: toServiceJson(record), uptimeScore: record.uptimeScore }))
   }
 
   async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {

@@ -16,12 +16,12 @@ import {
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { applyDiscovery, withDiscovery } from '../../domain/call-schema.js'
 import { applyOriginClaim, originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
-import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
+import { toServiceJson, type ServiceJson, type ServiceRecord } from '../../domain/service.js'
 import { payToKey } from '../../domain/pay-to.js'
 import { refreshedText } from '../../domain/prefill.js'
 import type { CategoryInferrer } from '../../domain/listing-text.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
-import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { ApiKeyRecord, CatalogFacets, CatalogStore, Displacement, ProbeCandidate, ProbePage, ServiceChange, ServiceJsonItem, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
 import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
 import { serviceKeysOf, type ServiceKeyValues } from '../../lib/service-columns.js'
@@ -394,6 +394,23 @@ export class SqliteCatalogStore implements CatalogStore {
       .all(JSON.stringify(ids)) as RecordValues[]
     const byId = new Map(rows.map((row) => [row[0], fromValues(row)]))
     return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+
+  async getServiceJson (ids: readonly string[]): Promise<ServiceJsonItem[]> {
+    if (ids.length === 0) return []
+    // A search page's ids (at most 100): one parameter each, as #rowsByRowid; more through json_each.
+    const rows = (ids.length <= 100
+      ? this.#rawStatement(`SELECT id, service_json, uptime_score FROM services WHERE id IN (${'?,'.repeat(ids.length - 1)}?)`).all(...ids)
+      : this.#rawStatement('SELECT id, service_json, uptime_score FROM services WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids))) as Array<[string, ServiceJson | null, number | null]>
+    const byId = new Map(rows.map(([id, json, uptimeScore]) => [id, { id, json, uptimeScore }]))
+    return ids.flatMap((id) => {
+      const item = byId.get(id)
+      if (item === undefined) return []
+      if (item.json !== null) return [item as ServiceJsonItem]
+      // A row written by an older build, which did not keep the text (as #jsonByRowid).
+      const row = this.#rawStatement(`SELECT ${RECORD_COLUMNS} FROM services WHERE id = ?`).get(id) as RecordValues | undefined
+      return row === undefined ? [] : [{ id, json: toServiceJson(fromValues(row)), uptimeScore: item.uptimeScore }]
+    })
   }
 
   /** WHERE conditions and their parameters for a filter. */
