@@ -19,7 +19,7 @@
  * docs/benchmarks.md (--out - prints only). It never fails on a figure.
  */
 import { once } from 'node:events'
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -231,6 +231,27 @@ async function measureLocal (dataDir: string, n: number, perShape: number, seed:
   return local
 }
 
+/**
+ * The same catalog for the baseline build, in a directory of its own, indexed by that build's
+ * own indexer: an engine in another layout drops an index it cannot read, so sharing one
+ * directory would wipe this build's index (or hand the baseline an empty one).
+ */
+async function baselineCopy (dataDir: string, root: string, n: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'x402-bench-baseline-'))
+  cpSync(dataDir, dir, { recursive: true })
+  const dist = join(root, 'dist', 'src')
+  const { SqliteSearchEngine: Engine } = await import(join(dist, 'search', 'sqlite', 'engine.js')) as { SqliteSearchEngine: typeof SqliteSearchEngine }
+  const { Indexer: BaselineIndexer } = await import(join(dist, 'indexer', 'indexer.js')) as { Indexer: typeof Indexer }
+  const { SqliteCatalogStore: Store } = await import(join(dist, 'store', 'sqlite', 'store.js')) as { SqliteCatalogStore: typeof SqliteCatalogStore }
+  const store = new Store(dir)
+  const engine = new Engine(dir)
+  await new BaselineIndexer({ store, engine, tokenizer: await loadTokenizer(), logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 }).reindex()
+  await engine.close()
+  await store.close()
+  log(`${n}: baseline copy indexed by the baseline's indexer`)
+  return dir
+}
+
 async function measureLocalInChild (dataDir: string, n: number, perShape: number, seed: number, engineModule?: string): Promise<LocalFigures> {
   const child = startChild(`in-process ${n}`, [fileURLToPath(import.meta.url), '--local', dataDir, '--sizes', String(n), '--per-kind', String(perShape), '--seed', String(seed), ...(engineModule === undefined ? [] : ['--engine', engineModule])], {})
   await Promise.all([child.exited, once(child.process.stdout as Readable, 'close')])
@@ -296,7 +317,9 @@ async function measureSize (n: number): Promise<SizeReport> {
     const stream = shapeStream(entries, perKind, seed + 4)
     const local = await measureLocalInChild(dataDir, n, perKind, seed)
     const baselineRoot = args.baseline
-    const baselineLocal = baselineRoot === undefined ? undefined : await measureLocalInChild(dataDir, n, perKind, seed, join(baselineRoot, 'dist', 'src', 'search', 'sqlite', 'engine.js'))
+    const baselineDir = baselineRoot === undefined ? undefined : await baselineCopy(dataDir, baselineRoot, n)
+    if (baselineDir !== undefined) process.on('exit', () => rmSync(baselineDir, { recursive: true, force: true }))
+    const baselineLocal = baselineRoot === undefined || baselineDir === undefined ? undefined : await measureLocalInChild(baselineDir, n, perKind, seed, join(baselineRoot, 'dist', 'src', 'search', 'sqlite', 'engine.js'))
 
     // ---- servers: default (caches on, search thread), response cache off, bare, baseline
     const apiKey = 'bench-key-0123456789abcdef'
@@ -306,7 +329,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     const idle = rssOf(pid)
     const uncachedEnv = { CATALOG_INDEXER: 'external', CATALOG_RESPONSE_CACHE_MB: '0', ...threadEnv }
     const uncached = await startApi('uncached catalog', dataDir, uncachedEnv)
-    const baselineApi = baselineRoot === undefined ? undefined : await startApi('baseline catalog', dataDir, uncachedEnv, join(baselineRoot, 'dist', 'src', 'server.js'))
+    const baselineApi = baselineRoot === undefined || baselineDir === undefined ? undefined : await startApi('baseline catalog', baselineDir, uncachedEnv, join(baselineRoot, 'dist', 'src', 'server.js'))
 
     const random = prng(seed + 9)
     const catalogUrls = new Map(SHAPES.map((shape) => [shape, searchPaths('/api/catalog/search', stream.get(shape) as string[])]))
