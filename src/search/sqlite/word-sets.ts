@@ -315,6 +315,17 @@ export class WordSetCache {
   /** Starts a query: pooled sets of the previous one may be reused. */
   begin (): void { this.#pooled = 0 }
 
+  /**
+   * Drops every entry and the index they follow: before another copy of the index loads, so
+   * the replaced copy is not kept reachable from here while the new one is built.
+   */
+  clear (): void {
+    this.#entries.clear()
+    this.#bytes = 0
+    this.#index = undefined
+    this.#epoch = -1
+  }
+
   /** The word's sets over every slot of the index, laid out at strideOf(index.slots). */
   get (index: MemoryIndex, word: PlannedWord): WordSets {
     if (entriesOf(index, word) < ((index.slots + 31) >>> 5) >>> 3) {
