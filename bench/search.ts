@@ -107,7 +107,7 @@ interface SizeReport {
   baselineLocal: LocalFigures | undefined
   http: Map<string, Partial<Record<Target, HttpRun>>>
   writes: { quiet: WriteStats, loaded: WriteStats, searchRps: number }
-  rss: { idle: number, peak: number, reindexPeak: number | undefined }
+  rss: { idle: number, peak: number, beforeReindex: number, reindexPeak: number | undefined }
 }
 
 interface WriteStats { posts: number, postP50: number, postP99: number, timeouts: number, failures: number, lagP50: number, lagP99: number, healthP99: number }
@@ -418,6 +418,7 @@ async function measureSize (n: number): Promise<SizeReport> {
 
     // ---- a reindex by the CLI while the API serves searches
     let reindexPeak: number | undefined
+    const beforeReindex = rssOf(pid).peak
     if (args['reindex-while-serving'] === 'yes') {
       const reindex = startChild('reindex', [join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js'), 'reindex'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
       const serving = (async () => {
@@ -432,7 +433,7 @@ async function measureSize (n: number): Promise<SizeReport> {
       reindexPeak = rssOf(pid).peak
       log(`${n}: reindex while serving done, API peak RSS ${reindexPeak.toFixed(0)} MB`)
     }
-    const rss = { idle: idle.rss, peak: rssOf(pid).peak, reindexPeak }
+    const rss = { idle: idle.rss, peak: rssOf(pid).peak, beforeReindex, reindexPeak }
     await stopChild(api.child)
     return { n, reindexS, indexMb, local, baselineLocal, http, writes: { quiet, loaded, searchRps: searchRun.rps }, rss }
   } finally {
@@ -513,7 +514,8 @@ function report (reports: SizeReport[]): string {
       ['in-memory index: postings / documents / term keys (MB)', ...reports.map((r) => `${r.indexMb.postings.toFixed(1)} / ${r.indexMb.documents.toFixed(1)} / ${r.indexMb.terms.toFixed(1)}`), ''],
       ['API RSS idle after start (MB)', ...reports.map((r) => r.rss.idle.toFixed(0)), ''],
       ['API peak RSS through the run, VmHWM (MB)', ...reports.map((r) => r.rss.peak.toFixed(0)), `${verdict(last.rss.peak <= TARGETS.rssMb)} (≤ ${TARGETS.rssMb})`],
-      ['… of which during a reindex by the CLI while serving', ...reports.map((r) => r.rss.reindexPeak === undefined ? 'not run' : r.rss.reindexPeak.toFixed(0)), '']
+      ['… peak before the reindex (searches and writes)', ...reports.map((r) => r.rss.beforeReindex.toFixed(0)), ''],
+      ['… peak after a reindex by the CLI while serving', ...reports.map((r) => r.rss.reindexPeak === undefined ? 'not run' : r.rss.reindexPeak.toFixed(0)), '']
     ])
   ]
   return lines.join('\n')
