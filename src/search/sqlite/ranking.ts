@@ -211,7 +211,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   if (rule === TRUST && need * ctx.slots < size * size) {
     // Every rule ties: the first documents of the whole catalog by trust and id that are in
     // the bucket, met after about need × slots / size steps, fewer than the bucket holds.
-    byTrust(ctx, set, need, out)
+    byTrust(ctx, set, lo, hi, need, out)
     return
   }
   if (size <= SMALL_BUCKET || rule === PROXIMITY || rule === TRUST) {
@@ -260,12 +260,16 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   }
 }
 
-/** Appends the first `need` documents of `set` in trust-then-id order. */
-function byTrust (ctx: Context, set: Uint32Array, need: number, out: number[]): void {
+/**
+ * Appends the first `need` documents of `set` in trust-then-id order. Only blocks lo…hi of a
+ * bucket are written for this query (the arrays are reused): slots outside are not read.
+ */
+function byTrust (ctx: Context, set: Uint32Array, lo: number, hi: number, need: number, out: number[]): void {
   const order = ctx.trustOrder
   for (let k = 0; k < order.length && need > 0; k++) {
     const slot = order[k] as number
-    if ((((set[slot >>> 5] as number) >>> (slot & 31)) & 1) === 0) continue
+    const block = slot >>> 5
+    if (block < lo || block > hi || (((set[block] as number) >>> (slot & 31)) & 1) === 0) continue
     out.push(slot)
     need--
   }

@@ -187,6 +187,7 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
       const r = random()
       return r < 0.5 ? { term, kind: 'exact', typos: 0 } : r < 0.7 ? { term, kind: 'prefix', typos: 0 } : r < 0.85 ? { term, kind: 'typo', typos: 1 } : { term, kind: 'synonym', typos: 0 }
     }
+    const scratch = new Scratch()
     for (let q = 0; q < 25; q++) {
       const plan: PlannedWord[] = round % 2 === 1 && q % 2 === 0
         ? ['omni', 'present', 'alpha'].slice(0, 1 + ((q / 2) % 3)).map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
@@ -201,7 +202,7 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
       const label = `round ${round} query ${plan.map((w) => w.candidates.map((c) => `${c.term}:${c.kind}`).join('|')).join(' ')} ${JSON.stringify(filter)}`
       t.equal(all.docs.length, all.total, `${label}: the full ranking holds every match`)
       if (JSON.stringify(all.docs) !== JSON.stringify(sorted)) { t.fail(`${label}: not in criteria order`); continue }
-      const scratch = new Scratch()
+      // One scratch for every query of the round: nothing of an earlier query may leak into a page.
       for (const page of [{ limit: 20, offset: 0 }, { limit: 7, offset: 13 }, { limit: 30, offset: Math.max(0, all.total - 25) }]) {
         const got = rank(index, scratch, { plan, filter, page })
         if (got.total !== all.total || JSON.stringify(got.docs) !== JSON.stringify(all.docs.slice(page.offset, page.offset + page.limit))) t.fail(`${label} ${JSON.stringify(page)}: not the slice of the full ranking`)
@@ -243,4 +244,24 @@ test('tie-break orders (id; trust then id) stay right while services come and go
     checks++
   }
   t.ok(checks > 200, `${checks} checks, every one in id order and in trust-then-id order`)
+})
+
+test('ranking scratch: a bucket walked in trust order never meets an earlier query\'s marks beyond its own blocks', async (t) => {
+  const index = new MemoryIndex(1, 0)
+  const words = (...list: string[]): EncodedTerms => encodeTerms(list.map((term, position) => ({ term, position })))
+  // 3,000 services: "alpha" in every one (name or description alternately), "beta" only in
+  // the first 2,000; the last 1,000 are the most trusted.
+  for (let rowid = 1; rowid <= 3000; rowid++) {
+    const name = rowid % 2 === 0 ? ['alpha', ...(rowid <= 2000 ? ['beta'] : [])] : ['service']
+    const description = rowid % 2 === 0 ? ['text'] : ['alpha', ...(rowid <= 2000 ? ['beta'] : [])]
+    index.add(row(rowid, { trustScore: rowid > 2000 ? 90 : 10, terms: [words(...name), words(...description)] }))
+  }
+  const plan = (text: string): PlannedWord[] => [{ text, candidates: [{ term: text, kind: 'exact', typos: 0 }] }]
+  const page = { limit: 20, offset: 0 }
+  const fresh = rank(index, new Scratch(), { plan: plan('beta'), filter: {}, page })
+  const reused = new Scratch()
+  rank(index, reused, { plan: plan('alpha'), filter: {}, page })
+  const after = rank(index, reused, { plan: plan('beta'), filter: {}, page })
+  t.ok(fresh.docs.every((doc) => doc.slot < 2000), 'every "beta" hit is one of the services holding it')
+  t.same(after, fresh, 'the same page after an "alpha" query as from a fresh scratch')
 })
