@@ -12,51 +12,51 @@ const DESCRIPTION = SEARCH_ATTRIBUTES.indexOf('description')
 /** Score in [0, 1]: the bucket ranks read as one mixed-radix number, so it orders exactly like the ranking. */
 export function scoreOf (doc: RankedDoc, words: number): number {
   const n = Math.min(words, MAX_QUERY_WORDS)
-  const digits: Array<[number, number]> = [
-    [doc.tier, 2],
-    [n - doc.words, n],
-    [doc.typos, 2 * n + 1],
-    [doc.proximity, MAX_DISTANCE * Math.max(0, n - 1) + 1],
-    [doc.attr, 2 * n + 1],
-    [doc.exactness, 2 * n + 1]
-  ]
+  const counts = 2 * n + 1
   let rank = 0
   let range = 1
-  for (const [value, radix] of digits) {
+  const digit = (value: number, radix: number): void => {
     rank = rank * radix + Math.min(value, radix - 1)
     range *= radix
   }
+  digit(doc.tier, 2)
+  digit(n - doc.words, n)
+  digit(doc.typos, counts)
+  digit(doc.proximity, MAX_DISTANCE * Math.max(0, n - 1) + 1)
+  digit(doc.attr, counts)
+  digit(doc.exactness, counts)
   return Math.round((1 - rank / range) * 10000) / 10000
 }
 
 /** For each query word the document matched, its best match: fewest typos and most exact, then earliest attribute. */
 export function matchedTokensOf (index: MemoryIndex, slot: number, plan: readonly PlannedWord[]): MatchedToken[] {
   const tokens: MatchedToken[] = []
-  plan.slice(0, MAX_QUERY_WORDS).forEach((word, w) => {
-    let best: (MatchedToken & { order: number }) | undefined
-    const consider = (term: string, kind: MatchedToken['kind'], typos: number, attribute: number): void => {
-      const order = (MATCH_EXACTNESS[kind] + typos) * 10 + attribute
-      if (best === undefined || order < best.order) {
-        best = { word: plan[w]?.text ?? term, term, attribute: SEARCH_ATTRIBUTES[attribute] ?? 'description', kind, typos, order }
-      }
-    }
-    for (const { term, kind, typos } of word.candidates) {
+  const words = Math.min(plan.length, MAX_QUERY_WORDS)
+  for (let w = 0; w < words; w++) {
+    const word = plan[w] as PlannedWord
+    // The best match as (candidate, attribute), read into a token once at the end.
+    let best = -1
+    let bestAttribute = 0
+    let bestOrder = Infinity
+    for (let c = 0; c < word.candidates.length; c++) {
+      const { term, kind, typos } = word.candidates[c] as PlannedWord['candidates'][number]
+      const exactness = (MATCH_EXACTNESS[kind] + typos) * 10
+      if (exactness >= bestOrder) continue
       const posting = index.postings.get(term)
       const at = posting?.find(slot) ?? -1
       if (posting !== undefined && at >= 0) {
         for (let i = at; i < posting.length && slotOf(posting.entries[i] as number) === slot; i++) {
-          consider(term, kind, typos, ((posting.entries[i] as number) & DESCRIPTION_BIT) !== 0 ? DESCRIPTION : NAME)
+          const attribute = ((posting.entries[i] as number) & DESCRIPTION_BIT) !== 0 ? DESCRIPTION : NAME
+          if (exactness + attribute < bestOrder) { bestOrder = exactness + attribute; best = c; bestAttribute = attribute }
         }
       }
       for (const [code] of index.categoryTerms.get(term) ?? []) {
-        if (index.columns.category[slot] === code) consider(term, kind, typos, CATEGORY)
+        if (index.columns.category[slot] === code && exactness + CATEGORY < bestOrder) { bestOrder = exactness + CATEGORY; best = c; bestAttribute = CATEGORY }
       }
     }
-    if (best !== undefined) {
-      const { order: _order, ...token } = best
-      tokens.push(token)
-    }
-  })
+    const found = word.candidates[best]
+    if (found !== undefined) tokens.push({ word: word.text, term: found.term, attribute: SEARCH_ATTRIBUTES[bestAttribute] ?? 'description', kind: found.kind, typos: found.typos })
+  }
   return tokens
 }
 

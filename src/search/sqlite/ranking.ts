@@ -19,6 +19,7 @@ import { MATCH_EXACTNESS } from '../match-rules.js'
 import type { Dimension } from '../../lib/service-columns.js'
 import type { MemoryIndex } from './memory-index.js'
 import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, TEXT, WordSetCache, type WordSets } from './word-sets.js'
+import { TopHeap } from './top-heap.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
 export const MAX_DISTANCE = 8
@@ -76,6 +77,7 @@ export class Scratch {
   #planes: Int32Array[] = []
   slots = new Uint32Array(0)
   key = new Float64Array(0)
+  readonly heap = new TopHeap()
 
   constructor (readonly cache = new WordSetCache()) {}
 
@@ -353,66 +355,32 @@ function rankDocuments (ctx: Context, set: Uint32Array, lo: number, hi: number, 
   if (need <= 0 || lo < 0) return
   const { n, radix, proximities, trustRank } = ctx
   const tierSize = (n + 1) * radix
+  const square = radix * radix
   const masks = scratchMasks
-  const heapKey: number[] = []
-  const heapRank: number[] = []
-  const heapSlot: number[] = []
-  // Max-heap on (key, place in the trust order): the worst kept document on top.
-  const above = (a: number, b: number): boolean => (heapKey[a] as number) > (heapKey[b] as number) || (heapKey[a] === heapKey[b] && (heapRank[a] as number) > (heapRank[b] as number))
-  const swap = (a: number, b: number): void => {
-    [heapKey[a], heapKey[b]] = [heapKey[b] as number, heapKey[a] as number]
-    ;[heapRank[a], heapRank[b]] = [heapRank[b] as number, heapRank[a] as number]
-    ;[heapSlot[a], heapSlot[b]] = [heapSlot[b] as number, heapSlot[a] as number]
-  }
-  const down = (): void => {
-    for (let i = 0; ;) {
-      const l = 2 * i + 1
-      let largest = i
-      if (l < heapKey.length && above(l, largest)) largest = l
-      if (l + 1 < heapKey.length && above(l + 1, largest)) largest = l + 1
-      if (largest === i) return
-      swap(i, largest)
-      i = largest
-    }
-  }
-  const offer = (key: number, rank: number, slot: number): void => {
-    if (heapKey.length < need) {
-      heapKey.push(key); heapRank.push(rank); heapSlot.push(slot)
-      for (let i = heapKey.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1
-        if (!above(i, parent)) break
-        swap(i, parent)
-        i = parent
-      }
-    } else if (key < (heapKey[0] as number) || (key === heapKey[0] && rank < (heapRank[0] as number))) {
-      heapKey[0] = key; heapRank[0] = rank; heapSlot[0] = slot
-      down()
-    }
-  }
-  const full = (): boolean => heapKey.length >= need
+  const heap = ctx.scratch.heap.reset(need)
   for (let i = lo; i <= hi; i++) {
     for (let x = set[i] as number; x !== 0; x &= x - 1) {
       const slot = i * 32 + 31 - Math.clz32(x & -x)
       const rank = trustRank[slot] as number
-      if (rule === TRUST) { offer(0, rank, slot); continue }
+      if (rule === TRUST) { heap.offer(0, rank, slot); continue }
       masksOf(ctx, slot, masks)
       const m = masks[0] as number
       const words = popcount(m)
       const rule1 = (masks[5] === 0 ? tierSize : 0) + (n - words) * radix + popcount(m & ~(masks[1] as number)) + popcount(m & ~(masks[2] as number))
       const attr = popcount(m & ~(masks[3] as number)) + popcount(m & ~(masks[4] as number))
       const exactness = popcount(m & ~(masks[6] as number)) + popcount(m & ~(masks[7] as number))
-      const keyWith = (proximity: number): number => ((rule1 * proximities + proximity) * radix + attr) * radix + exactness
-      if (n > 1 && full()) {
+      // The key without proximity; proximity adds `square` per unit (the rules' digits in turn).
+      const base = rule1 * proximities * square + attr * radix + exactness
+      if (n > 1 && heap.full) {
         // Each matched consecutive pair saves at most MAX_DISTANCE - 1.
         const pairs = popcount(m & (m >>> 1) & ((2 ** (n - 1)) - 1))
-        const least = keyWith(MAX_DISTANCE * Math.max(0, words - 1) - (MAX_DISTANCE - 1) * pairs)
-        if (least > (heapKey[0] as number) || (least === heapKey[0] && rank > (heapRank[0] as number))) continue
+        const least = MAX_DISTANCE * Math.max(0, words - 1) - (MAX_DISTANCE - 1) * pairs
+        if (!heap.admits(base + least * square, rank)) continue
       }
-      offer(keyWith(n > 1 ? proximityOf(ctx, slot, m, words) : 0), rank, slot)
+      heap.offer(n > 1 ? base + proximityOf(ctx, slot, m, words) * square : base, rank, slot)
     }
   }
-  const order = heapKey.map((_, i) => i).sort((a, b) => ((heapKey[a] as number) - (heapKey[b] as number)) || ((heapRank[a] as number) - (heapRank[b] as number)))
-  for (const i of order) out.push(heapSlot[i] as number)
+  heap.drainInto(out)
 }
 
 /** The first `k` matched slots in an explicit sort order (ties broken by id in the same direction). */
