@@ -13,18 +13,16 @@ const DESCRIPTION = SEARCH_ATTRIBUTES.indexOf('description')
 export function scoreOf (doc: RankedDoc, words: number): number {
   const n = Math.min(words, MAX_QUERY_WORDS)
   const counts = 2 * n + 1
+  // Digits (value, radix) from the most significant: tier, words missing, typos, proximity, attribute, exactness.
+  const values = [doc.tier, n - doc.words, doc.typos, doc.proximity, doc.attr, doc.exactness]
+  const radixes = [2, n, counts, MAX_DISTANCE * Math.max(0, n - 1) + 1, counts, counts]
   let rank = 0
   let range = 1
-  const digit = (value: number, radix: number): void => {
-    rank = rank * radix + Math.min(value, radix - 1)
+  for (let d = 0; d < values.length; d++) {
+    const radix = radixes[d] as number
+    rank = rank * radix + Math.min(values[d] as number, radix - 1)
     range *= radix
   }
-  digit(doc.tier, 2)
-  digit(n - doc.words, n)
-  digit(doc.typos, counts)
-  digit(doc.proximity, MAX_DISTANCE * Math.max(0, n - 1) + 1)
-  digit(doc.attr, counts)
-  digit(doc.exactness, counts)
   return Math.round((1 - rank / range) * 10000) / 10000
 }
 

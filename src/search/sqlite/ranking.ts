@@ -107,7 +107,7 @@ export class Scratch {
 
   /** Approximate bytes held (the word-set cache included). */
   get bytes (): number {
-    let bytes = this.slots.byteLength + this.key.byteLength + this.cache.bytes
+    let bytes = this.slots.byteLength + this.key.byteLength + this.heap.bytes + this.cache.bytes
     for (const bucket of this.#buckets) bytes += bucket?.byteLength ?? 0
     for (const planes of this.#planes) bytes += planes?.byteLength ?? 0
     return bytes

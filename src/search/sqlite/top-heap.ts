@@ -4,24 +4,27 @@
  * bucket of thousands of documents allocates nothing (young-generation collections were
  * what set the engine's p99).
  */
+/** Entries kept between queries (~100 KB); a larger page's arrays are dropped after it. */
+const KEPT = 4096
+
 export class TopHeap {
-  #key = new Float64Array(64)
-  #rank = new Uint32Array(64)
-  #slot = new Uint32Array(64)
+  #key = new Float64Array(KEPT)
+  #rank = new Uint32Array(KEPT)
+  #slot = new Uint32Array(KEPT)
   #size = 0
   #need = 0
 
   /** Empties the heap for a bucket that needs `need` documents. */
   reset (need: number): this {
-    if (need > this.#key.length) {
-      const size = need + (need >>> 1)
-      this.#key = new Float64Array(size)
-      this.#rank = new Uint32Array(size)
-      this.#slot = new Uint32Array(size)
-    }
+    if (need > this.#key.length) this.#allocate(need + (need >>> 1))
     this.#size = 0
     this.#need = need
     return this
+  }
+
+  /** Bytes held by the arrays. */
+  get bytes (): number {
+    return this.#key.byteLength + this.#rank.byteLength + this.#slot.byteLength
   }
 
   get full (): boolean {
@@ -61,6 +64,14 @@ export class TopHeap {
       this.#size = end
       if (end > 0) this.#siftDown(this.#key[end] as number, this.#rank[end] as number, this.#slot[end] as number)
     }
+    // A deep page (offset + limit up to MAX_OFFSET) grew the arrays: not kept for the next query.
+    if (this.#key.length > KEPT) this.#allocate(KEPT)
+  }
+
+  #allocate (size: number): void {
+    this.#key = new Float64Array(size)
+    this.#rank = new Uint32Array(size)
+    this.#slot = new Uint32Array(size)
   }
 
   /** Whether (key, rank) orders after the document at `i`. */

@@ -60,3 +60,16 @@ test('a reused heap holds only the new bucket', async (t) => {
   heap.drainInto(again)
   t.same(again, [], 'drained')
 })
+
+test('a deep page does not leave its arrays behind', async (t) => {
+  const heap = new TopHeap()
+  const small = heap.bytes
+  heap.reset(100_000)
+  for (let i = 0; i < 100_000; i++) heap.offer(100_000 - i, i, i)
+  t.ok(heap.bytes > small, 'grown for the page')
+  const out: number[] = []
+  heap.drainInto(out)
+  t.equal(out.length, 100_000)
+  t.same(out.slice(0, 3), [99_999, 99_998, 99_997], 'smallest keys first')
+  t.equal(heap.bytes, small, 'back to the kept size once drained')
+})
