@@ -476,7 +476,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
   let hi = -1
   for (let i = 0; i < blocks; i++) {
     let x = 0
-    for (const b of bits) x |= b[i] as number
+    for (let w = 0; w < bits.length; w++) x |= (bits[w] as Uint32Array)[i] as number
     x &= accepted[i] as number
     matched[i] = x
     if (x !== 0) {
