@@ -38,20 +38,18 @@ test('catalog and intent answers written around the stored service JSON are the 
   t.teardown(async () => { await app.close() })
   // Each answer twice: serialized by Fastify from whole services, and written from their JSON text.
   const serializerOf = (reply: FastifyReply): SerializerOf => (schema: TSchema) => reply.compileSerializationSchema(schema)
-  app.get('/catalog/:i/:how', { schema: { response: { 200: CatalogSearchResponse } } }, async (request, reply) => {
-    const { i, how } = request.params as { i: string, how: string }
-    const { hits, ...answer } = catalogAnswers[Number(i)] as Case<CatalogAnswer>
-    if (how === 'serialized') return { ...answer, results: hits.map(([record, hit]) => ({ service: toService(record), ...hit })) }
-    return await reply.type('application/json; charset=utf-8')
-      .send(writeCatalogSearch({ ...answer, results: hits.map(([record, hit]) => ({ service: toServiceJson(record), ...hit })) }, serializerOf(reply)))
-  })
-  app.get('/intent/:i/:how', { schema: { response: { 200: IntentSearchResponse } } }, async (request, reply) => {
-    const { i, how } = request.params as { i: string, how: string }
-    const { hits, ...answer } = intentAnswers[Number(i)] as Case<IntentAnswer>
-    if (how === 'serialized') return { ...answer, results: hits.map(([record, hit]) => ({ service: toService(record), ...hit })) }
-    return await reply.type('application/json; charset=utf-8')
-      .send(writeIntentSearch({ ...answer, results: hits.map(([record, hit]) => ({ service: toServiceJson(record), ...hit })) }, serializerOf(reply)))
-  })
+  // One route per answer kind: /<name>/<case>/serialized or /written.
+  const route = <Answer extends { results: Array<{ service: unknown }> }>(name: string, schema: TSchema, answers: Array<Case<Answer>>, write: (answer: Answer, serializerOf: SerializerOf) => string): void => {
+    app.get(`/${name}/:i/:how`, { schema: { response: { 200: schema } } }, async (request, reply) => {
+      const { i, how } = request.params as { i: string, how: string }
+      const { hits, ...answer } = answers[Number(i)] as Case<Answer>
+      if (how === 'serialized') return { ...answer, results: hits.map(([record, hit]) => ({ service: toService(record), ...hit })) }
+      return await reply.type('application/json; charset=utf-8')
+        .send(write({ ...answer, results: hits.map(([record, hit]) => ({ service: toServiceJson(record), ...hit })) } as unknown as Answer, serializerOf(reply)))
+    })
+  }
+  route('catalog', CatalogSearchResponse, catalogAnswers, writeCatalogSearch)
+  route('intent', IntentSearchResponse, intentAnswers, writeIntentSearch)
   for (const [route, count] of [['catalog', catalogAnswers.length], ['intent', intentAnswers.length]] as const) {
     for (let i = 0; i < count; i++) {
       const serialized = await app.inject(`/${route}/${i}/serialized`)
