@@ -18,7 +18,7 @@ import { compareText } from '../../domain/sort-keys.js'
 import { MATCH_EXACTNESS } from '../match-rules.js'
 import type { Dimension } from '../../lib/service-columns.js'
 import type { MemoryIndex } from './memory-index.js'
-import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, TEXT, WordSetCache, type WordSets } from './word-sets.js'
+import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, SETS, TEXT, WordSetCache, type WordSets } from './word-sets.js'
 import { TopHeap } from './top-heap.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
@@ -121,8 +121,8 @@ interface Context {
   bits: Uint32Array[]
   /** Blocks of 32 slots in use (the loops' bound). */
   blocks: number
-  /** 32-bit words per set in the word sets' layout (at least `blocks`). */
-  stride: number
+  /** Where word w's set s starts in bits[w]: offsets[w * SETS + s] (WordSets.offsets). */
+  offsets: Int32Array
   /** Each slot's place by trust, then id (MemoryIndex.trustRanks). */
   trustRank: Uint32Array
   /** Slots by trust, then id (MemoryIndex.trustOrder). */
@@ -169,23 +169,23 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   // exceeds the rule's maximum (words missing: counted for the bucket's documents only),
   // so no carry reaches past `width` planes.
   for (let p = o; p < o + width; p++) planes[p] = 0
-  const { bits, stride } = ctx
+  const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
   if (rule === TIER) {
     let text = 0
-    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[TEXT * stride + i] as number
+    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[(offsets[w * SETS + TEXT] as number) + i] as number
     planes[o] = ~text
     return
   }
-  const second = (SECOND_SET[rule] as number) * stride + i
-  const third = (THIRD_SET[rule] as number) * stride + i
+  const second = SECOND_SET[rule] as number
+  const third = THIRD_SET[rule] as number
   for (let w = 0; w < bits.length; w++) {
     if (((counted >>> w) & 1) === 0) continue
     const b = bits[w] as Uint32Array
     const any = b[i] as number
     if (rule === WORDS) { add(planes, o, within & ~any); continue }
-    add(planes, o, any & ~(b[second] as number))
-    add(planes, o, any & ~(b[third] as number))
+    add(planes, o, any & ~(b[(offsets[w * SETS + second] as number) + i] as number))
+    add(planes, o, any & ~(b[(offsets[w * SETS + third] as number) + i] as number))
   }
 }
 
@@ -282,13 +282,13 @@ function masksOf (ctx: Context, slot: number, masks: Int32Array): void {
   for (let s = 0; s < 8; s++) masks[s] = 0
   const i = slot >>> 5
   const b = slot & 31
-  const { bits, stride } = ctx
+  const { bits, offsets } = ctx
   for (let w = 0; w < bits.length; w++) {
     const word = bits[w] as Uint32Array
     if ((((word[i] as number) >>> b) & 1) === 0) continue
     const bit = 1 << w
     masks[0] = (masks[0] as number) | bit
-    for (let s = 1; s < 8; s++) if ((((word[(MASK_SETS[s] as number) * stride + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
+    for (let s = 1; s < 8; s++) if ((((word[(offsets[w * SETS + (MASK_SETS[s] as number)] as number) + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
   }
 }
 /** The word sets behind each mask of masksOf. */
@@ -486,8 +486,9 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
     }
   }
   const radix = 2 * n + 1
-  // Every word's sets share one layout: strideOf(index.slots).
-  const ctx: Context = { n, sets, bits, blocks, stride: (sets[0] as WordSets).stride, counted: countedWords(index, plan), trustRank: index.trustRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
+  const offsets = new Int32Array(n * SETS)
+  for (let w = 0; w < n; w++) offsets.set((sets[w] as WordSets).offsets, w * SETS)
+  const ctx: Context = { n, sets, bits, blocks, offsets, counted: countedWords(index, plan), trustRank: index.trustRanks(), trustOrder: index.trustOrder(), slots: index.slots, scratch, radix, proximities: MAX_DISTANCE * Math.max(0, n - 1) + 1 }
   // The matches as a list of slots, for an explicit sort and for facets.
   const list = (): number => {
     scratch.matches(total)

@@ -21,7 +21,7 @@ import type { PlannedWord } from './query-plan.js'
 import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
 import type { TermCandidate } from './query-plan.js'
 
-/** The sets of a word, each `stride` 32-bit words long, one after another. */
+/** The sets of a word, in this order (WordSets.offsets says where each lies in its bits). */
 export const ANY = 0
 export const TEXT = 1
 export const NAME = 2
@@ -30,7 +30,7 @@ export const NO_TYPO = 4
 export const ONE_TYPO = 5
 export const EXACT = 6
 export const EXPANDED = 7
-const SETS = 8
+export const SETS = 8
 /** Positions are stored as FAR - position, so that none (0) is the smallest. */
 export const FAR = 0xFFFF
 /** Attributes of a position triple: name, category, description. */
@@ -54,6 +54,43 @@ function flagsOf (candidate: TermCandidate): number {
   return (candidate.typos === 0 ? 1 : 0) | (candidate.typos <= 1 ? 2 : 0) | (exactness === 0 ? 4 : 0) | (exactness <= 1 ? 8 : 0)
 }
 
+/** The sets a flag of flagsOf puts a candidate's matches in. */
+const FLAG_SETS = [[NO_TYPO, 1], [ONE_TYPO, 2], [EXACT, 4], [EXPANDED, 8]] as const
+
+/** Whether some candidate of the word is a term of a category name (then TEXT and NAME_OR_CATEGORY differ from ANY and NAME). */
+function hasCategory (index: MemoryIndex, word: PlannedWord): boolean {
+  return word.candidates.some((c) => index.categoryTerms.has(c.term))
+}
+
+/**
+ * Per set, the region of `bits` it lies in. Most sets of a word equal another: with no
+ * category match TEXT is ANY and NAME_OR_CATEGORY is NAME; when every candidate has no typo,
+ * or is exact, those sets are ANY; when none has, they are empty. Such a set shares the
+ * region (the empty ones an all-zero region) instead of holding a copy: a plain word takes 2
+ * regions, not 8, so the cache keeps about three times as many words.
+ */
+function layoutOf (index: MemoryIndex, word: PlannedWord): { region: Int8Array, regions: number } {
+  let every = 15
+  let some = 0
+  for (const candidate of word.candidates) {
+    const flags = flagsOf(candidate)
+    every &= flags
+    some |= flags
+  }
+  const region = new Int8Array(SETS).fill(-1)
+  region[ANY] = 0
+  let regions = 1
+  const category = hasCategory(index, word)
+  region[TEXT] = category ? regions++ : 0
+  region[NAME] = regions++
+  region[NAME_OR_CATEGORY] = category ? regions++ : region[NAME] as number
+  for (const [set, flag] of FLAG_SETS) if ((every & flag) !== 0) region[set] = 0; else if ((some & flag) !== 0) region[set] = regions++
+  // The empty sets, last.
+  let empty = -1
+  for (let s = 0; s < SETS; s++) if (region[s] === -1) region[s] = empty < 0 ? (empty = regions++) : empty
+  return { region, regions }
+}
+
 /** A word's sets over the slots below `synced`; extend() adds the slots written since. */
 export class WordSets {
   #positions: Uint16Array | undefined
@@ -61,17 +98,35 @@ export class WordSets {
   synced = 0
   /** Documents in ANY (dead ones included: the filter's set removes them). */
   matched = 0
-  /** 32-bit words per set (at least the used blocks). */
+  /** 32-bit words per region (at least the used blocks). */
   stride: number
-  /** SETS bitsets: set s of block i at [s * stride + i]. */
+  /** Regions of `stride` 32-bit words, one after another: ANY is the first; layoutOf says which set lies where. */
   bits: Uint32Array
+  /** Per set, its region's start in `bits`: set s of block i is bits[offsets[s] + i]. */
+  readonly offsets = new Int32Array(SETS)
   /** Per used block, the documents matched (ANY) in the blocks before it. */
   rankBase: Uint32Array
+  #region: Int8Array
+  #regions: number
 
   constructor (readonly index: MemoryIndex, readonly word: PlannedWord, into?: { bits: Uint32Array, rankBase: Uint32Array }) {
     this.stride = strideOf(index.slots)
-    this.bits = into?.bits ?? new Uint32Array(SETS * this.stride)
+    const { region, regions } = layoutOf(index, word)
+    this.#region = region
+    this.#regions = regions
+    this.bits = into?.bits ?? new Uint32Array(regions * this.stride)
     this.rankBase = into?.rankBase ?? new Uint32Array(this.stride)
+    this.#place()
+  }
+
+  /** Set s over the used blocks and beyond, to the stride (tests compare sets with this). */
+  set (s: number): Uint32Array {
+    const start = this.offsets[s] as number
+    return this.bits.subarray(start, start + this.stride)
+  }
+
+  #place (): void {
+    for (let s = 0; s < SETS; s++) this.offsets[s] = (this.#region[s] as number) * this.stride
   }
 
   /**
@@ -109,17 +164,25 @@ export class WordSets {
     const to = index.slots
     if (strideOf(to) > this.stride) this.#widen(strideOf(to))
     if (to <= from) return
-    const { bits, stride, rankBase } = this
-    const text = TEXT * stride
-    const name = NAME * stride
-    const nameOrCategory = NAME_OR_CATEGORY * stride
-    const noTypo = NO_TYPO * stride
-    const oneTypo = ONE_TYPO * stride
-    const exact = EXACT * stride
-    const expanded = EXPANDED * stride
+    // A category named by a candidate's term since the layout was made: every match so far
+    // was in the name or description, so TEXT was ANY and NAME_OR_CATEGORY was NAME.
+    if (this.#region[TEXT] === 0 && hasCategory(index, word)) this.#split([[TEXT, ANY], [NAME_OR_CATEGORY, NAME]])
+    const { bits, rankBase, offsets } = this
+    const text = offsets[TEXT] as number
+    const name = offsets[NAME] as number
+    const nameOrCategory = offsets[NAME_OR_CATEGORY] as number
+    const noTypo = offsets[NO_TYPO] as number
+    const oneTypo = offsets[ONE_TYPO] as number
+    const exact = offsets[EXACT] as number
+    const expanded = offsets[EXPANDED] as number
+    // Writes to a set sharing ANY's or NAME's region would repeat those: skipped.
+    const ownText = text !== 0
+    const ownNameOrCategory = nameOrCategory !== name
+    let own = 0
+    for (const [set, flag] of FLAG_SETS) if (offsets[set] !== 0) own |= flag
     for (const candidate of word.candidates) {
       // The marks a candidate gives do not depend on the document: OR its postings in.
-      const flags = flagsOf(candidate)
+      const flags = flagsOf(candidate) & own
       const setFlags = (i: number, bit: number): void => {
         if ((flags & 1) !== 0) bits[noTypo + i] = (bits[noTypo + i] as number) | bit
         if ((flags & 2) !== 0) bits[oneTypo + i] = (bits[oneTypo + i] as number) | bit
@@ -135,10 +198,10 @@ export class WordSets {
           const i = slot >>> 5
           const bit = 1 << (slot & 31)
           bits[i] = (bits[i] as number) | bit
-          bits[text + i] = (bits[text + i] as number) | bit
+          if (ownText) bits[text + i] = (bits[text + i] as number) | bit
           if ((entry & DESCRIPTION_BIT) === 0) {
             bits[name + i] = (bits[name + i] as number) | bit
-            bits[nameOrCategory + i] = (bits[nameOrCategory + i] as number) | bit
+            if (ownNameOrCategory) bits[nameOrCategory + i] = (bits[nameOrCategory + i] as number) | bit
           }
           setFlags(i, bit)
         }
@@ -176,15 +239,31 @@ export class WordSets {
     this.#addPositions(positions, from, to)
   }
 
-  /** Lays the sets out at a larger stride (the index outgrew the old one). */
+  /** Lays the regions out at a larger stride (the index outgrew the old one). */
   #widen (stride: number): void {
-    const bits = new Uint32Array(SETS * stride)
-    for (let s = 0; s < SETS; s++) bits.set(this.bits.subarray(s * this.stride, (s + 1) * this.stride), s * stride)
+    const bits = new Uint32Array(this.#regions * stride)
+    for (let r = 0; r < this.#regions; r++) bits.set(this.bits.subarray(r * this.stride, (r + 1) * this.stride), r * stride)
     const rankBase = new Uint32Array(stride)
     rankBase.set(this.rankBase)
     this.bits = bits
     this.rankBase = rankBase
     this.stride = stride
+    this.#place()
+  }
+
+  /** Gives each set of `pairs` a region of its own, a copy of the set it shared one with. */
+  #split (pairs: ReadonlyArray<readonly [number, number]>): void {
+    const { stride } = this
+    const regions = this.#regions + pairs.length
+    const bits = new Uint32Array(regions * stride)
+    bits.set(this.bits.subarray(0, this.#regions * stride))
+    for (const [set, source] of pairs) {
+      const start = this.offsets[source] as number
+      bits.set(this.bits.subarray(start, start + stride), this.#regions * stride)
+      this.#region[set] = this.#regions++
+    }
+    this.bits = bits
+    this.#place()
   }
 
   /** Records the first positions of the matches of slots from…to-1 (their triples must be zero). */
@@ -341,7 +420,10 @@ export class WordSetCache {
 
   /** The word's sets over every slot of the index, laid out at strideOf(index.slots). */
   get (index: MemoryIndex, word: PlannedWord): WordSets {
-    if (entriesOf(index, word) < ((index.slots + 31) >>> 5) >>> 3) {
+    this.#follow(index)
+    const key = wordKey(word)
+    // A cached word is answered without counting its postings (rare words are never cached).
+    if (!this.#entries.has(key) && entriesOf(index, word) < ((index.slots + 31) >>> 5) >>> 3) {
       const stride = strideOf(index.slots)
       let buffers = this.#pool[this.#pooled]
       if (buffers === undefined || buffers.rankBase.length !== stride) {
@@ -353,21 +435,25 @@ export class WordSetCache {
       this.#pooled++
       return buildWordSets(index, word, buffers)
     }
-    return this.#lookup(index, wordKey(word), () => new WordSets(index, word), (sets) => { sets.extend() })
+    return this.#lookup(key, () => new WordSets(index, word), (sets) => { sets.extend() })
   }
 
   /** The live slots the filter accepts (`accept`: the index's matcher for it), as a bitset at least strideOf(index.slots) long. */
   filter (index: MemoryIndex, filter: ServiceFilter, accept: (slot: number) => boolean): Uint32Array {
-    return this.#lookup(index, `\u0002${JSON.stringify(filter)}`, () => new FilterSet(filter, index.removals), (set) => { set.extend(index, accept) }).bits
+    this.#follow(index)
+    return this.#lookup(`\u0002${JSON.stringify(filter)}`, () => new FilterSet(filter, index.removals), (set) => { set.extend(index, accept) }).bits
   }
 
-  #lookup<T extends WordSets | FilterSet> (index: MemoryIndex, key: string, create: () => T, extend: (value: T) => void): T {
-    if (index !== this.#index || index.categoryEpoch !== this.#epoch) {
-      this.#entries.clear()
-      this.#bytes = 0
-      this.#index = index
-      this.#epoch = index.categoryEpoch
-    }
+  /** Drops every entry when they were made from another copy of the index or before older slots met more terms. */
+  #follow (index: MemoryIndex): void {
+    if (index === this.#index && index.categoryEpoch === this.#epoch) return
+    this.#entries.clear()
+    this.#bytes = 0
+    this.#index = index
+    this.#epoch = index.categoryEpoch
+  }
+
+  #lookup<T extends WordSets | FilterSet> (key: string, create: () => T, extend: (value: T) => void): T {
     let entry = this.#entries.get(key)
     if (entry === undefined) {
       this.misses++

@@ -6,12 +6,13 @@
 import { test } from 'tap'
 import { prng } from '../../../bench/generate.js'
 import { extensionBit, type ServiceFilter } from '../../../src/domain/catalog-query.js'
-import type { DocumentTerm, FacetField } from '../../../src/search/search-engine.js'
+import { MATCH_EXACTNESS } from '../../../src/search/match-rules.js'
+import type { DocumentTerm, FacetField, MatchKind } from '../../../src/search/search-engine.js'
 import { MemoryIndex, type IndexRow } from '../../../src/search/sqlite/memory-index.js'
 import { planQuery, type PlannedWord } from '../../../src/search/sqlite/query-plan.js'
 import { rank, Scratch, type RankQuery } from '../../../src/search/sqlite/ranking.js'
 import { encodeCategoryTerms, encodeTerms } from '../../../src/search/sqlite/terms.js'
-import { buildWordSets, extendFilter, FilterSet, strideOf, WordSetCache, WordSets, wordKey } from '../../../src/search/sqlite/word-sets.js'
+import { ANY, buildWordSets, EXACT, EXPANDED, extendFilter, FilterSet, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, SETS, strideOf, TEXT, WordSetCache, WordSets, wordKey } from '../../../src/search/sqlite/word-sets.js'
 
 /** Near spellings (typo candidates), shared beginnings (prefix candidates), category words. */
 const WORDS = ['alpha', 'alpine', 'alphabet', 'beta', 'betta', 'better', 'gamma', 'gamme', 'delta', 'deltas', 'radar', 'weather', 'wether', 'tokyo', 'osaka', 'forecast', 'forecasts', 'sunrise', 'sunset', 'quokka']
@@ -75,7 +76,7 @@ function differences (kept: WordSets, fresh: WordSets, positions: boolean): stri
   if (kept.synced !== fresh.synced) out.push(`synced ${kept.synced} vs ${fresh.synced}`)
   if (kept.stride !== fresh.stride) out.push(`stride ${kept.stride} vs ${fresh.stride}`)
   if (kept.matched !== fresh.matched) out.push(`matched ${kept.matched} vs ${fresh.matched}`)
-  if (kept.bits.length !== fresh.bits.length || kept.bits.some((x, i) => x !== fresh.bits[i])) out.push('bits')
+  for (let s = 0; s < SETS; s++) if (kept.set(s).some((x, i) => x !== fresh.set(s)[i])) out.push(`set ${s}`)
   if (kept.rankBase.subarray(0, used).some((x, i) => x !== fresh.rankBase[i])) out.push('rankBase')
   if (positions) {
     const a = kept.positions.subarray(0, kept.matched * 3)
@@ -199,6 +200,89 @@ test('a set laid out before the stride boundary is widened when extended past it
   const old = buildWordSets(index, word)
   kept.extend()
   t.same(differences(kept, old, true), [], 'nothing written since: unchanged')
+})
+
+/** A set's slots, from its bits. */
+function slotsIn (bits: Uint32Array, slots: number): number[] {
+  return Array.from({ length: slots }, (_, slot) => slot).filter((slot) => (((bits[slot >>> 5] as number) >>> (slot & 31)) & 1) === 1)
+}
+
+test('every set of a word holds exactly the documents its definition names, read off the rows (sets that share storage included)', async (t) => {
+  const random = prng(23)
+  const index = new MemoryIndex(1, 0)
+  setCategories(index)
+  const rows = Array.from({ length: 700 }, (_, i) => rowOf(random, i + 1))
+  for (const row of rows) index.add(row)
+  // What each row says of a term, from the row itself: in its name, in its description, in its category's text.
+  const termsOf = (encoded: unknown): string[] => (encoded as unknown[]).filter((x): x is string => typeof x === 'string')
+  const facts = rows.map((row) => ({ name: new Set(termsOf(row.terms[0])), description: new Set(termsOf(row.terms[1])), category: new Set(CATEGORY_TEXT[row.category] ?? []) }))
+  const KINDS: Array<[MatchKind, number]> = [['exact', 0], ['alternative', 0], ['prefix', 0], ['synonym', 0], ['typo', 1], ['typo', 2]]
+  let checked = 0
+  for (let q = 0; q < 200; q++) {
+    const candidates = Array.from({ length: 1 + below(random, 3) }, () => {
+      const [kind, typos] = pick(random, KINDS)
+      return { term: pick(random, WORDS), kind, typos }
+    })
+    const word: PlannedWord = { text: 'w', candidates }
+    const sets = buildWordSets(index, word)
+    const expected = (s: number): number[] => facts.map((fact, slot) => ({ fact, slot })).filter(({ fact }) => candidates.some((c) => {
+      const name = fact.name.has(c.term)
+      const text = name || fact.description.has(c.term)
+      const category = fact.category.has(c.term)
+      const exactness = MATCH_EXACTNESS[c.kind]
+      switch (s) {
+        case ANY: return text || category
+        case TEXT: return text
+        case NAME: return name
+        case NAME_OR_CATEGORY: return name || category
+        case NO_TYPO: return c.typos === 0 && (text || category)
+        case ONE_TYPO: return c.typos <= 1 && (text || category)
+        case EXACT: return exactness === 0 && (text || category)
+        case EXPANDED: return exactness <= 1 && (text || category)
+        default: throw new Error(`no set ${s}`)
+      }
+    })).map(({ slot }) => slot)
+    for (let s = 0; s < SETS; s++) {
+      if (JSON.stringify(slotsIn(sets.set(s), index.slots)) !== JSON.stringify(expected(s))) t.fail(`${JSON.stringify(candidates)}: set ${s}`)
+      else checked++
+    }
+  }
+  t.equal(checked, 200 * SETS, 'every set of 200 random words')
+  // A word met only exactly, named by no category: its other sets are its matches, its name
+  // matches, or empty. They take no storage of their own.
+  const plain = buildWordSets(index, { text: 'gamma', candidates: [{ term: 'gamma', kind: 'exact', typos: 0 }] })
+  t.ok(slotsIn(plain.set(NAME), index.slots).length > 0)
+  t.equal(plain.bits.length, 2 * plain.stride, 'a plain word holds two sets: its matches and its name matches')
+  const typo = buildWordSets(index, { text: 'gamme', candidates: [{ term: 'gamme', kind: 'exact', typos: 0 }, { term: 'gamma', kind: 'typo', typos: 1 }] })
+  t.ok(typo.bits.length < SETS * typo.stride, `a word with a typo candidate holds fewer than eight (${typo.bits.length / typo.stride})`)
+})
+
+test('a category naming a cached word, created before its members arrive: the set gives its category-sensitive sets their own storage and equals a fresh build', async (t) => {
+  const random = prng(29)
+  const index = new MemoryIndex(1, 0)
+  setCategories(index)
+  for (let rowid = 1; rowid <= 300; rowid++) index.add(rowOf(random, rowid))
+  const word: PlannedWord = { text: 'gamma', candidates: [{ term: 'gamma', kind: 'exact', typos: 0 }] }
+  const kept = buildWordSets(index, word)
+  t.equal(kept.bits.length, 2 * kept.stride)
+  const epoch = index.categoryEpoch
+  // No member yet: the older slots' sets stay right, so the cache is not dropped.
+  index.setCategoryTerms('late', encodeCategoryTerms([{ term: 'gamma', position: 0 }]))
+  t.equal(index.categoryEpoch, epoch)
+  const late: Array<{ slot: number, name: boolean, text: boolean }> = []
+  for (let rowid = 301; rowid <= 340; rowid++) {
+    const row = { ...rowOf(random, rowid), category: rowid % 2 === 0 ? 'late' : 'c3' }
+    const slot = index.add(row)
+    const has = (encoded: unknown): boolean => (encoded as unknown[]).includes('gamma')
+    if (row.category === 'late') late.push({ slot, name: has(row.terms[0]), text: has(row.terms[0]) || has(row.terms[1]) })
+  }
+  kept.extend()
+  t.same(differences(kept, buildWordSets(index, word), true), [], 'equal to a fresh build, set by set')
+  const minus = (a: number, b: number): number[] => { const other = slotsIn(kept.set(b), index.slots); return slotsIn(kept.set(a), index.slots).filter((slot) => !other.includes(slot)) }
+  const throughCategory = late.filter((m) => !m.text).map((m) => m.slot)
+  t.ok(throughCategory.length > 0)
+  t.same(minus(ANY, TEXT), throughCategory, 'matched only through the category: the late members that do not say gamma')
+  t.same(minus(NAME_OR_CATEGORY, NAME), late.filter((m) => !m.name).map((m) => m.slot), 'in the name or category but not the name: the late members without gamma in their name')
 })
 
 test("a category's text arriving after its members: cached sets are dropped, not left stale", async (t) => {
