@@ -223,19 +223,28 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   const top = maxValue(rule, n)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
-  // Per bit plane: whether some document of the bucket has it set, and whether some has it clear.
+  const child = ctx.scratch.bucket(level + 1)
+  // Per bit plane: whether some document of the bucket has it set, and whether some has it
+  // clear. The first bucket (count 0) is made in the same pass.
   let set1 = 0
   let set0 = 0
+  let count = 0
+  let first = -1
+  let last = -1
   for (let i = lo; i <= hi; i++) {
     const within = set[i] as number
-    if (within === 0) continue
+    if (within === 0) { child[i] = 0; continue }
     const o = i * PLANES
     planesAt(ctx, rule, i, planes, o, width, within)
+    let zero = within
     for (let p = 0; p < width; p++) {
       const plane = planes[o + p] as number
       set1 |= (plane & within) === 0 ? 0 : 1 << p
       set0 |= (~plane & within) === 0 ? 0 : 1 << p
+      zero &= ~plane
     }
+    child[i] = zero
+    if (zero !== 0) { if (first < 0) first = i; last = i; count += popcount(zero) }
   }
   if ((set1 & set0) === 0) {
     // Every document of the bucket has the same count (set1): the rule cannot order them.
@@ -243,16 +252,17 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     return
   }
   // Buckets in the rule's order, each found by one pass; only those the page reaches are made.
-  const child = ctx.scratch.bucket(level + 1)
   for (let v = 0, left = size; v <= top && need > 0 && left > 0; v++) {
-    let count = 0
-    let first = -1
-    let last = -1
-    for (let i = lo; i <= hi; i++) {
-      const within = set[i] as number
-      const m = within === 0 ? 0 : equalTo(planes, i * PLANES, width, within, v)
-      child[i] = m
-      if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
+    if (v > 0) {
+      count = 0
+      first = -1
+      last = -1
+      for (let i = lo; i <= hi; i++) {
+        const within = set[i] as number
+        const m = within === 0 ? 0 : equalTo(planes, i * PLANES, width, within, v)
+        child[i] = m
+        if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
+      }
     }
     if (count === 0) continue
     left -= count
