@@ -7,17 +7,19 @@
 import { isJapanese, katakanaSpelling } from '../analysis/normalize.js'
 import { MATCH_EXACTNESS } from '../match-rules.js'
 import type { MatchKind, QueryExpansion, QueryWord } from '../search-engine.js'
+import { LRUCache } from 'lru-cache'
 import type { Vocabulary } from './vocabulary.js'
 
 export interface TermCandidate {
-  term: string
-  kind: MatchKind
-  typos: number
+  readonly term: string
+  readonly kind: MatchKind
+  readonly typos: number
 }
 
 export interface PlannedWord {
   text: string
-  candidates: TermCandidate[]
+  /** Shared by every plan of the same word (PlanCache): never modified. */
+  candidates: readonly TermCandidate[]
 }
 
 const HAN = /\p{Script=Han}/u
@@ -107,6 +109,54 @@ function addExpansion (
   for (const part of parts) add(vocabulary.has(part) ? part : (katakanaSpelling(part) ?? part), 'romaji')
 }
 
+/** Bytes of planned words a searcher keeps. */
+export const PLAN_CACHE_BYTES = 2 * 2 ** 20
+
+/**
+ * The candidates of recently planned words, kept while the vocabulary they were read from
+ * is unchanged (any write to it clears them: typo and prefix candidates, and their order by
+ * frequency, follow it). Common words repeat across queries, and planning one reads its
+ * synonyms, segments Japanese ones and scans the typo index: about 8 % of a search
+ * thread's time under the HTTP common-word stream.
+ */
+export class PlanCache {
+  readonly #words: LRUCache<string, TermCandidate[]>
+  #vocabulary: Vocabulary | undefined
+  #version = -1
+  /** Words answered from the cache, and planned afresh. */
+  hits = 0
+  misses = 0
+
+  constructor (maxBytes = PLAN_CACHE_BYTES) {
+    this.#words = new LRUCache({
+      maxSize: maxBytes,
+      // UTF-16 text, and about 64 bytes per candidate object.
+      sizeCalculation: (candidates, key) => 2 * key.length + candidates.reduce((sum, c) => sum + 64 + 2 * c.term.length, 64)
+    })
+  }
+
+  get size (): number { return this.#words.size }
+  get bytes (): number { return this.#words.calculatedSize }
+
+  candidates (vocabulary: Vocabulary, word: QueryWord & { wholeSynonyms?: readonly string[] }, prefix: boolean, compute: () => TermCandidate[]): TermCandidate[] {
+    if (vocabulary !== this.#vocabulary || vocabulary.version !== this.#version) {
+      this.#words.clear()
+      this.#vocabulary = vocabulary
+      this.#version = vocabulary.version
+    }
+    const key = `${prefix ? 1 : 0}${JSON.stringify(word)}`
+    let candidates = this.#words.get(key)
+    if (candidates === undefined) {
+      this.misses++
+      candidates = compute()
+      this.#words.set(key, candidates)
+    } else {
+      this.hits++
+    }
+    return candidates
+  }
+}
+
 export interface PlanOptions {
   /** Match the last word as a prefix too (search-as-you-type). */
   prefixLastWord: boolean
@@ -116,7 +166,8 @@ export function planQuery (
   words: readonly QueryWord[],
   vocabulary: Vocabulary,
   synonyms: ReadonlyMap<string, readonly string[]>,
-  options: PlanOptions = { prefixLastWord: true }
+  options: PlanOptions = { prefixLastWord: true },
+  cache?: PlanCache
 ): PlannedWord[] {
   // Known to the index itself, or through a synonym (スクショ → screenshot).
   const known = (text: string): boolean =>
@@ -139,35 +190,45 @@ export function planQuery (
   }
 
   return expanded.map((word, index) => {
-    const candidates = new Map<string, TermCandidate>()
-    const add = (term: string, kind: MatchKind, typos = 0): void => {
-      const existing = candidates.get(term)
-      if (existing === undefined || MATCH_EXACTNESS[kind] + typos < MATCH_EXACTNESS[existing.kind] + existing.typos) candidates.set(term, { term, kind, typos })
-    }
-    // Exact forms go in even when the in-memory vocabulary has not seen them yet, so a
-    // just-indexed service is found at once.
-    // Readings let a kana query meet kanji text; a kanji query matching by reading would
-    // only find homophones (撮る → トリ → 取り).
-    const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
-    forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'alternative') })
-    const addSynonym = (synonym: string): void => {
-      add(synonym, 'synonym')
-      // kuromoji splits some compounds (スクリーン + ショット, 航空 + 券): a Japanese synonym
-      // the index does not hold whole matches through the index words covering it entirely.
-      if (!isJapanese(synonym) || inIndex(synonym, vocabulary)) return
-      const parts = segment(synonym, vocabulary)
-      if (parts.length > 1 && parts.join('') === synonym) for (const part of parts) add(part, 'synonym')
-    }
-    for (const form of forms) {
-      for (const synonym of synonyms.get(form) ?? []) addSynonym(synonym)
-    }
-    for (const synonym of word.wholeSynonyms ?? []) addSynonym(synonym)
-    for (const expansion of word.expansions ?? []) addExpansion(expansion, vocabulary, synonyms, add, addSynonym)
     // One kana or letter prefixes too much to mean anything; one kanji (株) does not.
-    if (options.prefixLastWord && index === expanded.length - 1 && ([...word.text].length > 1 || HAN.test(word.text))) {
-      for (const term of vocabulary.prefixed(word.text)) add(term, 'prefix')
-    }
-    for (const { term, typos } of vocabulary.withTypos(word.text)) add(term, 'typo', typos)
-    return { text: word.text, candidates: [...candidates.values()] }
+    const prefix = options.prefixLastWord && index === expanded.length - 1 && ([...word.text].length > 1 || HAN.test(word.text))
+    const compute = (): TermCandidate[] => candidatesOf(word, prefix, vocabulary, synonyms)
+    return { text: word.text, candidates: cache === undefined ? compute() : cache.candidates(vocabulary, word, prefix, compute) }
   })
+}
+
+/** The index terms that may match one word, and how each would. */
+function candidatesOf (
+  word: QueryWord & { wholeSynonyms?: readonly string[] },
+  prefix: boolean,
+  vocabulary: Vocabulary,
+  synonyms: ReadonlyMap<string, readonly string[]>
+): TermCandidate[] {
+  const candidates = new Map<string, TermCandidate>()
+  const add = (term: string, kind: MatchKind, typos = 0): void => {
+    const existing = candidates.get(term)
+    if (existing === undefined || MATCH_EXACTNESS[kind] + typos < MATCH_EXACTNESS[existing.kind] + existing.typos) candidates.set(term, { term, kind, typos })
+  }
+  // Exact forms go in even when the in-memory vocabulary has not seen them yet, so a
+  // just-indexed service is found at once.
+  // Readings let a kana query meet kanji text; a kanji query matching by reading would
+  // only find homophones (撮る → トリ → 取り).
+  const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
+  forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'alternative') })
+  const addSynonym = (synonym: string): void => {
+    add(synonym, 'synonym')
+    // kuromoji splits some compounds (スクリーン + ショット, 航空 + 券): a Japanese synonym
+    // the index does not hold whole matches through the index words covering it entirely.
+    if (!isJapanese(synonym) || inIndex(synonym, vocabulary)) return
+    const parts = segment(synonym, vocabulary)
+    if (parts.length > 1 && parts.join('') === synonym) for (const part of parts) add(part, 'synonym')
+  }
+  for (const form of forms) {
+    for (const synonym of synonyms.get(form) ?? []) addSynonym(synonym)
+  }
+  for (const synonym of word.wholeSynonyms ?? []) addSynonym(synonym)
+  for (const expansion of word.expansions ?? []) addExpansion(expansion, vocabulary, synonyms, add, addSynonym)
+  if (prefix) for (const term of vocabulary.prefixed(word.text)) add(term, 'prefix')
+  for (const { term, typos } of vocabulary.withTypos(word.text)) add(term, 'typo', typos)
+  return [...candidates.values()]
 }

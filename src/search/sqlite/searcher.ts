@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type Database from 'better-sqlite3'
 import { loadSynonyms } from '../synonyms.js'
-import { planQuery } from './query-plan.js'
+import { PlanCache, planQuery } from './query-plan.js'
 import type { SearchQuery, SearchResult } from '../search-engine.js'
 import { hitOf } from './hits.js'
 import { MemoryIndex } from './memory-index.js'
@@ -36,6 +36,7 @@ export class Searcher {
   readonly #statements: Statements
   readonly #synonyms = loadSynonyms()
   readonly #scratch = new Scratch()
+  readonly #plans = new PlanCache()
   #index: MemoryIndex | undefined
   #loading: Promise<MemoryIndex> | undefined
   #compacting: Promise<void> | undefined
@@ -150,7 +151,7 @@ export class Searcher {
 
   async search (query: SearchQuery): Promise<SearchResult> {
     const index = await this.#current()
-    const plan = planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord })
+    const plan = planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord }, this.#plans)
     const ranked = rank(index, this.#scratch, { plan, filter: query.filter, sort: query.sort, page: query.page, facets: query.facets })
     const hits = ranked.docs.map((doc) => hitOf(index, doc, plan))
     // Every match is counted in the pass that finds them: the total is exact.
@@ -166,7 +167,7 @@ export class Searcher {
   async postingEntries (query: SearchQuery): Promise<number> {
     const index = await this.#current()
     let entries = 0
-    for (const word of planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord })) {
+    for (const word of planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord }, this.#plans)) {
       for (const { term } of word.candidates) {
         entries += index.postings.get(term)?.length ?? 0
         for (const [code] of index.categoryTerms.get(term) ?? []) entries += index.categoryDocs[code]?.length ?? 0
@@ -188,7 +189,7 @@ export class Searcher {
       documents: index.live,
       deadSlots: index.dead,
       terms: index.postings.size,
-      bytes: { ...index.bytes(), scratch: this.#scratch.bytes },
+      bytes: { ...index.bytes(), scratch: this.#scratch.bytes + this.#plans.bytes },
       wordSets: { hits: this.#scratch.cache.hits, misses: this.#scratch.cache.misses }
     }
   }

@@ -37,6 +37,8 @@ function lettersOf (text: string): number {
 export class Vocabulary {
   readonly #sorted: string[]
   readonly #frequency: Map<string, number>
+  /** Bumped by every add(): what was read from the vocabulary before (plans) may have changed. */
+  version = 0
   /** Terms by first character, then by length (UTF-16 units): a typo scan reads only near lengths. */
   readonly #byFirstChar = new Map<string, Map<number, Bucket>>()
   /** Terms by everything after their first character, for first-character typos. */
@@ -65,6 +67,7 @@ export class Vocabulary {
    * binary search and one array move), so an index that grows never rebuilds its vocabulary.
    */
   add (term: string, documents = 1): void {
+    this.version++
     const known = this.#frequency.get(term)
     this.#frequency.set(term, (known ?? 0) + documents)
     if (known !== undefined) return

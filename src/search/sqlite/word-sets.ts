@@ -353,8 +353,15 @@ export function extendFilter (bits: Uint32Array, from: number, to: number, accep
 
 /** A word's cache key: its candidates in any order (the sets do not depend on it; a prefix list reorders by frequency). */
 export function wordKey (word: PlannedWord): string {
-  return word.candidates.map((c) => `${c.term}\u0000${c.kind}\u0000${c.typos}`).sort().join('\u0001')
+  let key = keys.get(word.candidates)
+  if (key === undefined) {
+    key = word.candidates.map((c) => `${c.term}\u0000${c.kind}\u0000${c.typos}`).sort().join('\u0001')
+    keys.set(word.candidates, key)
+  }
+  return key
 }
+/** Keys of candidate lists a plan cache hands out again (PlanCache): made once per list. */
+const keys = new WeakMap<readonly TermCandidate[], string>()
 
 /** Bytes of word sets a searcher keeps (each search thread has its own). */
 export const WORD_SET_CACHE_BYTES = 24 * 2 ** 20

@@ -6,7 +6,7 @@ import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
 import { SqliteSearchEngine } from '../../../src/search/sqlite/engine.js'
 import { tempDataDir } from '../../helper.js'
 import { prng } from '../../../bench/generate.js'
-import { planQuery, segment } from '../../../src/search/sqlite/query-plan.js'
+import { PlanCache, planQuery, segment } from '../../../src/search/sqlite/query-plan.js'
 import { explainMatch } from '../../../src/search/reason.js'
 import type { MatchedToken } from '../../../src/search/search-engine.js'
 import { boundedDistance, typoBudget, typosBetween } from '../../../src/search/match-rules.js'
@@ -59,6 +59,34 @@ test('query planning: compounds, readings, synonyms and the prefix switch', asyn
   t.ok(prefixed[0]?.candidates.some((c) => c.kind === 'prefix' && c.term === 'screenshot'))
   const whole = planQuery([{ text: 'screen', forms: ['screen'] }], vocabulary, synonyms, { prefixLastWord: false })
   t.notOk(whole[0]?.candidates.some((c) => c.kind === 'prefix'), 'intent queries are whole words')
+})
+
+test('the plan cache: a cached plan equals a fresh one, follows every change of the vocabulary, and stays within its bytes', async (t) => {
+  const random = prng(41)
+  const letters = 'aeiorstw'
+  const wordOf = (): string => Array.from({ length: 3 + Math.floor(random() * 6) }, () => letters[Math.floor(random() * letters.length)]).join('')
+  const vocabulary = new Vocabulary(Array.from({ length: 400 }, () => ({ term: wordOf(), documents: 1 + Math.floor(random() * 9) })))
+  const synonyms = new Map([['water', ['aqua']]])
+  const cache = new PlanCache(16 * 1024)
+  let checked = 0
+  let largest = 0
+  for (let q = 0; q < 600; q++) {
+    // A few words repeat, as common words do; the vocabulary grows (new terms, more documents) in between.
+    if (random() < 0.1) vocabulary.add(random() < 0.5 ? wordOf() : 'water' + 's'.repeat(Math.floor(random() * 3)), 1 + Math.floor(random() * 20))
+    const words = Array.from({ length: 1 + Math.floor(random() * 3) }, () => (random() < 0.6 ? ['water', 'stairs', 'sort'][Math.floor(random() * 3)] as string : wordOf())).map((text) => ({ text, forms: [text] }))
+    const options = { prefixLastWord: random() < 0.5 }
+    const cached = planQuery(words, vocabulary, synonyms, options, cache)
+    largest = Math.max(largest, cache.bytes)
+    if (JSON.stringify(cached) !== JSON.stringify(planQuery(words, vocabulary, synonyms, options))) t.fail(`query ${q}: ${JSON.stringify(words.map((w) => w.text))} planned differently from cache`)
+    else checked++
+  }
+  t.equal(checked, 600, 'every plan equal to a fresh one')
+  t.ok(cache.hits > 300, `words were answered from the cache (${cache.hits} hits, ${cache.misses} misses)`)
+  t.ok(largest > 8 * 1024 && largest <= 16 * 1024, `within its bytes (at most ${largest})`)
+  // A new term within one typo of a cached word is a candidate at once.
+  planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)
+  vocabulary.add('staire', 1)
+  t.ok(planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)[0]?.candidates.some((c) => c.term === 'staire' && c.kind === 'typo'))
 })
 
 test('typo candidates equal a full scan of the vocabulary under the same rules', async (t) => {
