@@ -35,6 +35,7 @@ import type { SearchQuery } from '../src/search/search-engine.js'
 import { SqliteSearchEngine } from '../src/search/sqlite/engine.js'
 import { SqliteCatalogStore } from '../src/store/sqlite/store.js'
 import { captureFixture, startBare } from './bare.js'
+import { timeEngine } from './engine-timing.js'
 import { generateServices, prng, registrationBody } from './generate.js'
 import { startPaidEndpoints, type PaidEndpoints } from './paid-endpoints.js'
 import { COMMON_SHAPES, INTENT_SHAPES, listPaths, SHAPES, shapeStream, type Shape } from './queries.js'
@@ -69,6 +70,13 @@ const { values: args } = parseArgs({
 })
 
 const TARGETS = { engineP50: 0.5, engineP99: 2, streamRatio: 0.1, streamP99: 100, listRatio: 0.3, postP99: 100, lagP99: 500, rssMb: 450 }
+/**
+ * Queries per shape, of another stream, searched before the engine is timed: the index loaded,
+ * common words' sets cached, and every path of the ranking optimized by the JIT, as in a server
+ * that has been answering (with 30, paths first met while timing cost V8 deoptimization loops
+ * of 1–8 ms on a few queries per shape).
+ */
+const WARM_QUERIES = 100
 /** Registration → searchable is polled this often (the figure's resolution). */
 const POLL_MS = 25
 const MARK_BEGIN = '<!-- bench:search results -->'
@@ -184,40 +192,37 @@ type LocalFigures = Map<Shape, ShapeFigures>
 
 /**
  * In-process, per query shape: each query analysed as its endpoint does (catalog search:
- * keywords, last word a prefix; intent: kuromoji), then the engine alone timed on this
- * thread. The engine comes from `engineModule` (another build's, for the baseline) or this
- * build; matches and posting entries are read with this build.
+ * keywords, last word a prefix; intent: kuromoji), then the engine alone timed on a thread of
+ * its own, as the server's search thread runs it (engine-timing.ts). The engine comes from
+ * `engineModule` (another build's, for the baseline) or this build; matches and posting
+ * entries are read with this build.
  */
 async function measureLocal (dataDir: string, n: number, perShape: number, seed: number, engineModule: string | undefined): Promise<LocalFigures> {
   const entries = generateServices(n, seed)
   const stream = shapeStream(entries, perShape, seed + 4)
   const tokenizer = await loadTokenizer()
-  const Engine = engineModule === undefined ? SqliteSearchEngine : (await import(engineModule) as { SqliteSearchEngine: typeof SqliteSearchEngine }).SqliteSearchEngine
-  const engine = new Engine(dataDir)
   const page = { limit: 20, offset: 0 }
   const wordsOf = (shape: Shape, q: string): SearchQuery => {
     const intent = INTENT_SHAPES.includes(shape)
     return { words: intent ? analyzeIntent(q, tokenizer).tokens : splitQueryWords(q), filter: {}, page, prefixLastWord: !intent }
   }
-  // Load the index, then warm every path up with queries of another stream.
-  await engine.memory()
-  for (const [shape, queries] of shapeStream(entries, 30, seed + 5)) for (const q of queries) await engine.search(wordsOf(shape, q))
-  const timed = new Map<Shape, { analysis: number[], engine: number[], matches: number[], queries: SearchQuery[] }>()
+  // Every path warmed up with queries of another stream (and the index loaded) before timing.
+  const warm = [...shapeStream(entries, WARM_QUERIES, seed + 5)].flatMap(([shape, queries]) => queries.map((q) => wordsOf(shape, q)))
+  const analysed = new Map<Shape, { analysis: number[], queries: SearchQuery[] }>()
   for (const shape of SHAPES) {
-    const figures = { analysis: [] as number[], engine: [] as number[], matches: [] as number[], queries: [] as SearchQuery[] }
+    const figures = { analysis: [] as number[], queries: [] as SearchQuery[] }
     for (const q of stream.get(shape) as string[]) {
-      let t = performance.now()
-      const query = wordsOf(shape, q)
+      const t = performance.now()
+      figures.queries.push(wordsOf(shape, q))
       figures.analysis.push(performance.now() - t)
-      t = performance.now()
-      const result = await engine.search(query)
-      figures.engine.push(performance.now() - t)
-      figures.matches.push(result.total)
-      figures.queries.push(query)
     }
-    timed.set(shape, figures)
+    analysed.set(shape, figures)
   }
-  await engine.close()
+  const times = new Map(await timeEngine({ dataDir, engineModule, warm, timed: [...analysed].map(([shape, { queries }]) => [shape, queries]) }))
+  const timed = new Map([...analysed].map(([shape, figures]) => {
+    const { engine, totals } = times.get(shape) as { engine: number[], totals: number[] }
+    return [shape, { ...figures, engine, matches: totals }]
+  }))
   // Posting entries per query, read with this build's planner (the same for either engine).
   const db = new Database(join(dataDir, SEARCH_FILE), { readonly: true })
   const searcher = new Searcher(db)

@@ -17,7 +17,7 @@ export type WorkerAnswer = SearchResult | SearcherStats
  * share of the process RSS fell from ~130 MB to ~65 MB. The cap itself is far above what
  * the index needs (a ~40 MB heap per 100k services, twice that while a fresh copy loads).
  */
-const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 }
+export const SEARCH_THREAD_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 }
 
 export class SearchPool {
   readonly #threads: Array<WorkerRpc<WorkerRequest, WorkerAnswer>>
@@ -26,7 +26,7 @@ export class SearchPool {
     this.#threads = Array.from({ length: threads }, () => new WorkerRpc<WorkerRequest, WorkerAnswer>({
       url: new URL('./worker.js', import.meta.url),
       workerData: { file },
-      resourceLimits: RESOURCE_LIMITS,
+      resourceLimits: SEARCH_THREAD_LIMITS,
       name: 'the search thread',
       failure: (message, cause) => new SearchUnavailableError(`search: ${message}`, { cause })
     }))
