@@ -79,7 +79,8 @@ export const MatchSchema = Type.Object({
 
 /** A matched token as the API names it. */
 export function toMatchView (match: MatchedToken): Omit<MatchedToken, 'kind'> & { kind: ApiMatchKind } {
-  return { ...match, kind: API_MATCH_KINDS[match.kind] }
+  // Fields named, not spread (see SERVICE_JSON.hit in service-search.ts): one per match of every hit.
+  return { word: match.word, term: match.term, attribute: match.attribute, kind: API_MATCH_KINDS[match.kind], typos: match.typos }
 }
 
 const Score = Type.Number({ minimum: 0, maximum: 1, description: 'Relevance; results are in descending score order' })
