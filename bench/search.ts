@@ -22,7 +22,7 @@ import { once } from 'node:events'
 import { cpSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -321,7 +321,8 @@ async function measureSize (n: number): Promise<SizeReport> {
     // feedback, heap) must not weigh on this size's figures.
     const stream = shapeStream(entries, perKind, seed + 4)
     const local = await measureLocalInChild(dataDir, n, perKind, seed)
-    const baselineRoot = args.baseline
+    // Absolute: the engine module is imported from dist/bench/, not from where the command runs.
+    const baselineRoot = args.baseline === undefined ? undefined : resolve(args.baseline)
     const baselineDir = baselineRoot === undefined ? undefined : await baselineCopy(dataDir, baselineRoot, n)
     if (baselineDir !== undefined) process.on('exit', () => rmSync(baselineDir, { recursive: true, force: true }))
     const baselineLocal = baselineRoot === undefined || baselineDir === undefined ? undefined : await measureLocalInChild(baselineDir, n, perKind, seed, join(baselineRoot, 'dist', 'src', 'search', 'sqlite', 'engine.js'))

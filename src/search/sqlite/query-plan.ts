@@ -130,9 +130,17 @@ export class PlanCache {
   constructor (maxBytes = PLAN_CACHE_BYTES) {
     this.#words = new LRUCache({
       maxSize: maxBytes,
-      // UTF-16 text, and about 64 bytes per candidate object.
-      sizeCalculation: (candidates, key) => 2 * key.length + candidates.reduce((sum, c) => sum + 64 + 2 * c.term.length, 64)
+      // UTF-16 text, about 64 bytes per candidate object, and the list's word-set key made
+      // once (wordKey: each candidate's term again and ~20 characters).
+      sizeCalculation: (candidates, key) => 2 * key.length + candidates.reduce((sum, c) => sum + 104 + 4 * c.term.length, 64)
     })
+  }
+
+  /** Drops every plan, and the vocabulary they were read from (a new copy of the index is loading). */
+  clear (): void {
+    this.#words.clear()
+    this.#vocabulary = undefined
+    this.#version = -1
   }
 
   get size (): number { return this.#words.size }

@@ -112,9 +112,10 @@ export class Searcher {
         return index
       }
       // Searches wait for the new generation, so the old copy can go now: one copy in memory
-      // at a time, not two, while a reindexed index loads (the word sets refer to it too).
+      // at a time, not two, while a reindexed index loads (the word sets and plans refer to it too).
       this.#index = undefined
       this.#scratch.cache.clear()
+      this.#plans.clear()
       this.#loading ??= this.#load(this.#meta().generation).finally(() => { this.#loading = undefined })
       const loaded = await this.#loading
       // Another search may have installed a copy meanwhile (the await lets it run).

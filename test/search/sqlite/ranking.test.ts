@@ -87,6 +87,13 @@ test('the plan cache: a cached plan equals a fresh one, follows every change of 
   planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)
   vocabulary.add('staire', 1)
   t.ok(planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)[0]?.candidates.some((c) => c.term === 'staire' && c.kind === 'typo'))
+  // Another copy of the index, its vocabulary at the same version: planned from it, not from the cache.
+  const other = new Vocabulary([{ term: 'stairz', documents: 1 }])
+  for (let i = other.version; i < vocabulary.version; i++) other.add('stairz', 0)
+  t.equal(other.version, vocabulary.version)
+  t.same(planQuery([{ text: 'stairs', forms: ['stairs'] }], other, synonyms, { prefixLastWord: false }, cache)[0]?.candidates.map((c) => c.term), ['stairs', 'stairz'])
+  cache.clear()
+  t.equal(cache.size, 0, 'cleared when a new copy of the index loads')
 })
 
 test('typo candidates equal a full scan of the vocabulary under the same rules', async (t) => {
