@@ -9,6 +9,7 @@ import { MATCH_EXACTNESS } from '../match-rules.js'
 import type { MatchKind, QueryExpansion, QueryWord } from '../search-engine.js'
 import { LRUCache } from 'lru-cache'
 import type { Vocabulary } from './vocabulary.js'
+import { mapPacked } from './packed.js'
 
 export interface TermCandidate {
   readonly term: string
@@ -197,7 +198,7 @@ export function planQuery (
     for (const part of parts) expanded.push({ ...wordFor(part), wholeSynonyms })
   }
 
-  return expanded.map((word, index) => {
+  return mapPacked(expanded, (word, index) => {
     // One kana or letter prefixes too much to mean anything; one kanji (株) does not.
     const prefix = options.prefixLastWord && index === expanded.length - 1 && ([...word.text].length > 1 || HAN.test(word.text))
     const compute = (): TermCandidate[] => candidatesOf(word, prefix, vocabulary, synonyms)

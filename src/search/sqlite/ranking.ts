@@ -20,6 +20,7 @@ import type { Dimension } from '../../lib/service-columns.js'
 import type { MemoryIndex } from './memory-index.js'
 import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, SETS, TEXT, WordSetCache, type WordSets } from './word-sets.js'
 import { TopHeap } from './top-heap.js'
+import { mapPacked } from './packed.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
 export const MAX_DISTANCE = 8
@@ -478,8 +479,8 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
   const blocks = (index.slots + 31) >>> 5
   scratch.begin(blocks)
   scratch.cache.begin()
-  const sets = plan.map((word) => scratch.cache.get(index, word))
-  const bits = sets.map((s) => s.bits)
+  const sets = mapPacked(plan, (word) => scratch.cache.get(index, word))
+  const bits = mapPacked(sets, (s) => s.bits)
   // The matches: any word's documents, those the filter rejects cleared. Their count is the exact total.
   const matched = scratch.bucket(0)
   const accepted = scratch.cache.filter(index, query.filter, accept)
@@ -521,7 +522,7 @@ export function rank (index: MemoryIndex, scratch: Scratch, query: RankQuery): R
       page = ordered.slice(offset)
     }
   }
-  const docs = page.map((slot) => criteria(ctx, slot))
+  const docs = mapPacked(page, (slot) => criteria(ctx, slot))
   const result: RankResult = { total, docs }
   if (query.facets !== undefined) {
     // list() may grow scratch.slots: read it after.

@@ -13,6 +13,7 @@ import { hitOf } from './hits.js'
 import { MemoryIndex } from './memory-index.js'
 import { rank, Scratch } from './ranking.js'
 import { categoriesSince, changesSince, countRows, readRows, Statements } from './schema.js'
+import { mapPacked } from './packed.js'
 
 /** Rows read per step of a bulk load; searches from the old index run between steps. */
 const LOAD_CHUNK = 2000
@@ -154,7 +155,7 @@ export class Searcher {
     const index = await this.#current()
     const plan = planQuery(query.words, index.vocabulary, this.#synonyms, { prefixLastWord: query.prefixLastWord }, this.#plans)
     const ranked = rank(index, this.#scratch, { plan, filter: query.filter, sort: query.sort, page: query.page, facets: query.facets })
-    const hits = ranked.docs.map((doc) => hitOf(index, doc, plan))
+    const hits = mapPacked(ranked.docs, (doc) => hitOf(index, doc, plan))
     // Every match is counted in the pass that finds them: the total is exact.
     const result: SearchResult = { total: ranked.total, totalExact: true, hits }
     if (ranked.facetDistribution !== undefined) result.facetDistribution = ranked.facetDistribution
