@@ -7,8 +7,9 @@
  * exactness (word-sets.ts, cached across queries). The matches are their union (the
  * total is its popcount after the filter); each rule's count per document is computed for
  * 32 documents at a time with bitwise operations, its buckets counted by popcount, and
- * only the buckets the page reaches are cut by the next rule (see cut). Proximity, and
- * trust and id at the end, are read per document, only in the bucket that fills the page.
+ * only the buckets the page reaches are cut by the next rule (see cut). Proximity is read
+ * per document (word positions), into the same bit planes, for the bucket that fills the
+ * page; trust and id at the end too.
  */
 import { popcount } from './bits.js'
 import type { PlannedWord } from './query-plan.js'
@@ -63,8 +64,8 @@ const EXACTNESS = 5
 const TRUST = 6
 /** A bucket this small is ranked document by document instead of being cut further. */
 const SMALL_BUCKET = 48
-/** Bit planes of a rule's per-document count (at most 2 per word, 32 words: < 2^7). */
-const PLANES = 7
+/** Bit planes of a rule's per-document count (proximity: at most MAX_DISTANCE per pair of 32 words, < 2^8). */
+const PLANES = 8
 
 /**
  * Working memory of one searcher, reused across queries (allocating megabytes per query
@@ -78,6 +79,8 @@ export class Scratch {
   #planes: Int32Array[] = []
   slots = new Uint32Array(0)
   key = new Float64Array(0)
+  /** Documents per proximity value in the bucket being cut (its values are sparse: empty ones take no pass). */
+  readonly proximityCounts = new Int32Array(1 << PLANES)
   readonly heap = new TopHeap()
 
   constructor (readonly cache = new WordSetCache()) {}
@@ -155,9 +158,9 @@ function add (planes: Int32Array, o: number, x: number): void {
   }
 }
 
-/** The largest value of a rule's count for an n-word query. */
-function maxValue (rule: number, n: number): number {
-  return rule === TIER ? 1 : rule === WORDS ? n - 1 : 2 * n
+/** The largest value of a rule's count for an n-word query, in a bucket of documents matching `words` of them. */
+function maxValue (rule: number, n: number, words: number): number {
+  return rule === TIER ? 1 : rule === WORDS ? n - 1 : rule === PROXIMITY ? MAX_DISTANCE * (words - 1) : 2 * n
 }
 
 /** Per rule counted over two word sets (typo, attribute, exactness): the sets a word's match must also be in. */
@@ -190,6 +193,24 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   }
 }
 
+/**
+ * Bit planes of proximity for block i, document by document (its words' positions), and
+ * the documents per value. Apart from planesAt, which stays small enough to be inlined.
+ */
+function proximityPlanesAt (ctx: Context, i: number, planes: Int32Array, o: number, width: number, within: number): void {
+  for (let p = o; p < o + width; p++) planes[p] = 0
+  const { bits } = ctx
+  const counts = ctx.scratch.proximityCounts
+  for (let x = within; x !== 0; x &= x - 1) {
+    const bit = x & -x
+    let m = 0
+    for (let w = 0; w < bits.length; w++) if ((((bits[w] as Uint32Array)[i] as number) & bit) !== 0) m |= 1 << w
+    const value = proximityOf(ctx, i * 32 + 31 - Math.clz32(bit), m, popcount(m))
+    counts[value] = (counts[value] as number) + 1
+    for (let v = value, p = o; v !== 0; v >>>= 1, p++) if ((v & 1) !== 0) planes[p] = (planes[p] as number) | bit
+  }
+}
+
 /** The documents of a block whose count equals v. */
 function equalTo (planes: Int32Array, o: number, width: number, within: number, v: number): number {
   let m = within
@@ -203,7 +224,8 @@ function equalTo (planes: Int32Array, o: number, width: number, within: number, 
  * bucket sort: a rule's count per document is a few bitwise operations per 32 documents
  * (bit-sliced counters); a rule on which the whole bucket ties is skipped; buckets are made
  * in the rule's order, one pass each, only until the page is full, and each is cut further.
- * Proximity, and trust and id, are per document (rankDocuments).
+ * Proximity's count is per document (positions) but cut the same way, so the rules after it
+ * stay bitwise; a small bucket, and trust and id, are ranked per document (rankDocuments).
  */
 function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, rule: number, words: number, out: number[]): void {
   const n = ctx.n
@@ -217,14 +239,19 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     byTrust(ctx, set, lo, hi, need, out)
     return
   }
-  if (size <= SMALL_BUCKET || rule === PROXIMITY || rule === TRUST) {
+  // Proximity is cut in bit planes when the bucket holds at least one document per block it
+  // spans; a sparser one is ranked document by document (each further rule's pass walks the
+  // blocks, which costs more than reading its few documents' criteria).
+  if (size <= SMALL_BUCKET || rule === TRUST || (rule === PROXIMITY && size < hi - lo + 1)) {
     rankDocuments(ctx, set, lo, hi, need, rule, out)
     return
   }
-  const top = maxValue(rule, n)
+  const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
   const child = ctx.scratch.bucket(level + 1)
+  const counts = ctx.scratch.proximityCounts
+  if (rule === PROXIMITY) counts.fill(0, 0, top + 1)
   // Per bit plane: whether some document of the bucket has it set, and whether some has it
   // clear. The first bucket (count 0) is made in the same pass.
   let set1 = 0
@@ -236,7 +263,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const within = set[i] as number
     if (within === 0) { child[i] = 0; continue }
     const o = i * PLANES
-    planesAt(ctx, rule, i, planes, o, width, within)
+    if (rule === PROXIMITY) proximityPlanesAt(ctx, i, planes, o, width, within); else planesAt(ctx, rule, i, planes, o, width, within)
     let zero = within
     for (let p = 0; p < width; p++) {
       const plane = planes[o + p] as number
@@ -254,6 +281,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   }
   // Buckets in the rule's order, each found by one pass; only those the page reaches are made.
   for (let v = 0, left = size; v <= top && need > 0 && left > 0; v++) {
+    if (v > 0 && rule === PROXIMITY && counts[v] === 0) continue
     if (v > 0) {
       count = 0
       first = -1
@@ -319,10 +347,12 @@ function proximityOf (ctx: Context, slot: number, m: number, words: number): num
     const c = ctx.sets[w + 1] as WordSets
     const pa = a.positionsAt(slot)
     const pc = c.positionsAt(slot)
+    const positionsA = a.positions
+    const positionsC = c.positions
     let best = MAX_DISTANCE
     for (let t = 0; t < ATTRIBUTES; t++) {
-      const storedFirst = a.positions[pa + t] as number
-      const storedSecond = c.positions[pc + t] as number
+      const storedFirst = positionsA[pa + t] as number
+      const storedSecond = positionsC[pc + t] as number
       if (storedFirst === 0 || storedSecond === 0) continue
       const first = FAR - storedFirst
       const second = FAR - storedSecond
