@@ -8,8 +8,8 @@
  * total is its popcount after the filter); each rule's count per document is computed for
  * 32 documents at a time with bitwise operations, its buckets counted by popcount, and
  * only the buckets the page reaches are cut by the next rule (see cut). Proximity is read
- * per document (word positions), into the same bit planes, for the bucket that fills the
- * page; trust and id at the end too.
+ * per document (word positions), into the same bit planes, in each bucket the page reaches
+ * it with; small buckets, and trust and id at the end, are ranked per document.
  */
 import { popcount } from './bits.js'
 import type { PlannedWord } from './query-plan.js'

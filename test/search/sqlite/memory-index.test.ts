@@ -212,6 +212,34 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
   t.pass('every query checked')
 })
 
+test('ranking: a 24-word query orders every match by its criteria (proximity counts up to 184, cut in bit planes)', async (t) => {
+  let seed = 4242
+  const random = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
+  const words = Array.from({ length: 24 }, (_, i) => `word${i}`)
+  const index = new MemoryIndex(1, 0)
+  for (let rowid = 1; rowid <= 600; rowid++) {
+    // Most documents hold every word (one bucket of ~500 on the words rule), some 20; words
+    // shuffled, some documents with them side by side, others spread out (distance ≥ 8).
+    const held = words.filter((_, i) => rowid % 6 !== 0 || i % 6 !== 5)
+    for (let i = held.length - 1; i > 0; i--) { const j = Math.floor(random() * (i + 1)); [held[i], held[j]] = [held[j] as string, held[i] as string] }
+    const gap = rowid % 3 === 0 ? 10 : 1 + Math.floor(random() * 4)
+    const terms = held.map((term, i) => ({ term, position: i * gap }))
+    const inName = Math.floor(random() * 4)
+    index.add(row(rowid, { trustScore: Math.floor(random() * 5) * 10, terms: [encodeTerms(terms.slice(0, inName)), encodeTerms(terms.slice(inName))] }))
+  }
+  const plan: PlannedWord[] = words.map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
+  const all = rank(index, new Scratch(), { plan, filter: {}, page: { limit: 100_000, offset: 0 } })
+  t.equal(all.docs.length, 600, 'every document matches')
+  t.ok(all.docs.some((d) => d.proximity >= 128), 'some proximity counts need the eighth bit plane')
+  const key = (d: RankedDoc): number[] => [d.tier, -d.words, d.typos, d.proximity, d.attr, d.exactness, -(index.trust[d.slot] as number), index.idRanks()[d.slot] as number]
+  const sorted = [...all.docs].sort((a, b) => { const ka = key(a); const kb = key(b); for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number) - (kb[i] as number); return 0 })
+  t.same(all.docs.map((d) => d.slot), sorted.map((d) => d.slot), 'the full ranking is the criteria order')
+  const scratch = new Scratch()
+  for (const page of [{ limit: 20, offset: 0 }, { limit: 10, offset: 95 }, { limit: 25, offset: 560 }]) {
+    t.same(rank(index, scratch, { plan, filter: {}, page }).docs, all.docs.slice(page.offset, page.offset + page.limit), `page ${JSON.stringify(page)} is the slice of the full ranking`)
+  }
+})
+
 test('tie-break orders (id; trust then id) stay right while services come and go between searches', async (t) => {
   let seed = 99
   const random = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
