@@ -4,6 +4,7 @@ import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexR
 import type { PlannedWord } from '../../../src/search/sqlite/query-plan.js'
 import { rank, Scratch, type RankedDoc } from '../../../src/search/sqlite/ranking.js'
 import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } from '../../../src/search/sqlite/terms.js'
+import { prng } from '../../../bench/generate.js'
 
 test('stored terms: the first four forms of a word keep its position, further forms and bigrams do not', async (t) => {
   const forms = ['天気', 'テンキ', 'てんき', 'tenki', 'extra'].map((term) => ({ term, position: 3 }))
@@ -164,6 +165,12 @@ test("id ranks follow ids as rows arrive; cached word sets follow the index's ch
   t.ok(scratch.cache.bytes > 0 && scratch.cache.bytes <= scratch.cache.limit)
 })
 
+/** Documents sorted by the ranking's criteria in turn, then trust (descending) and id: what a full ranking must equal. */
+function byCriteria (index: MemoryIndex, docs: readonly RankedDoc[]): RankedDoc[] {
+  const key = (d: RankedDoc): number[] => [d.tier, -d.words, d.typos, d.proximity, d.attr, d.exactness, -(index.trust[d.slot] as number), index.idRanks()[d.slot] as number]
+  return [...docs].sort((a, b) => { const ka = key(a); const kb = key(b); for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number) - (kb[i] as number); return 0 })
+}
+
 test('ranking: every page is the slice of all matches sorted by their criteria, trust and id (random catalogs and queries)', async (t) => {
   // A seeded generator: failures replay.
   let seed = 12345
@@ -197,8 +204,7 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
         })
       const filter = random() < 0.3 ? { category: pick(categories) } : {}
       const all = rank(index, new Scratch(), { plan, filter, page: { limit: 100_000, offset: 0 } })
-      const key = (d: RankedDoc): number[] => [d.tier, -d.words, d.typos, d.proximity, d.attr, d.exactness, -(index.trust[d.slot] as number), index.idRanks()[d.slot] as number]
-      const sorted = [...all.docs].sort((a, b) => { const ka = key(a); const kb = key(b); for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number) - (kb[i] as number); return 0 })
+      const sorted = byCriteria(index, all.docs)
       const label = `round ${round} query ${plan.map((w) => w.candidates.map((c) => `${c.term}:${c.kind}`).join('|')).join(' ')} ${JSON.stringify(filter)}`
       t.equal(all.docs.length, all.total, `${label}: the full ranking holds every match`)
       if (JSON.stringify(all.docs) !== JSON.stringify(sorted)) { t.fail(`${label}: not in criteria order`); continue }
@@ -213,8 +219,7 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
 })
 
 test('ranking: a 24-word query orders every match by its criteria (proximity counts up to 184, cut in bit planes)', async (t) => {
-  let seed = 4242
-  const random = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
+  const random = prng(4242)
   const words = Array.from({ length: 24 }, (_, i) => `word${i}`)
   const index = new MemoryIndex(1, 0)
   for (let rowid = 1; rowid <= 600; rowid++) {
@@ -231,8 +236,7 @@ test('ranking: a 24-word query orders every match by its criteria (proximity cou
   const all = rank(index, new Scratch(), { plan, filter: {}, page: { limit: 100_000, offset: 0 } })
   t.equal(all.docs.length, 600, 'every document matches')
   t.ok(all.docs.some((d) => d.proximity >= 128), 'some proximity counts need the eighth bit plane')
-  const key = (d: RankedDoc): number[] => [d.tier, -d.words, d.typos, d.proximity, d.attr, d.exactness, -(index.trust[d.slot] as number), index.idRanks()[d.slot] as number]
-  const sorted = [...all.docs].sort((a, b) => { const ka = key(a); const kb = key(b); for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return (ka[i] as number) - (kb[i] as number); return 0 })
+  const sorted = byCriteria(index, all.docs)
   t.same(all.docs.map((d) => d.slot), sorted.map((d) => d.slot), 'the full ranking is the criteria order')
   const scratch = new Scratch()
   for (const page of [{ limit: 20, offset: 0 }, { limit: 10, offset: 95 }, { limit: 25, offset: 560 }]) {
