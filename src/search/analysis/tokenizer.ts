@@ -54,15 +54,21 @@ export function inflateDictionary (compressed: Buffer): ArrayBuffer {
  * value and keep their size.
  */
 const PADDED = new Set(['tid.dat.gz', 'tid_pos.dat.gz', 'unk.dat.gz', 'unk_pos.dat.gz', 'unk_map.dat.gz'])
+/**
+ * The character classes (152 bytes in 1 MiB) are walked to the end too, but each 7 bytes of
+ * padding there become one more class object: 149,775 of them, 10 MB of the API thread's
+ * heap. Only the last name's terminator is kept.
+ */
+const CHARACTER_CLASSES = 'unk_invoke.dat.gz'
 /** Zero bytes kept after the last non-zero one (a terminator, and a whole int of slack). */
 const PADDING_KEPT = 16
 
-/** The buffer without its trailing zero padding (a copy when it shrinks). */
-export function withoutPadding (buffer: ArrayBuffer): ArrayBuffer {
+/** The buffer without its trailing zero padding (a copy when it shrinks); `exact` keeps one zero byte and no slack. */
+export function withoutPadding (buffer: ArrayBuffer, exact = false): ArrayBuffer {
   const bytes = new Uint8Array(buffer)
   let end = bytes.length
   while (end > 0 && bytes[end - 1] === 0) end--
-  const kept = Math.min(bytes.length, Math.ceil((end + PADDING_KEPT) / 4) * 4)
+  const kept = Math.min(bytes.length, exact ? end + 1 : Math.ceil((end + PADDING_KEPT) / 4) * 4)
   return kept < bytes.length ? buffer.slice(0, kept) : buffer
 }
 
@@ -81,7 +87,8 @@ function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenize
       let buffer: ArrayBuffer
       try {
         buffer = inflateDictionary(compressed)
-        if (PADDED.has(path.basename(file))) buffer = withoutPadding(buffer)
+        const name = path.basename(file)
+        if (PADDED.has(name) || name === CHARACTER_CLASSES) buffer = withoutPadding(buffer, name === CHARACTER_CLASSES)
       } catch (inflateErr) {
         done(inflateErr as Error)
         return

@@ -97,6 +97,16 @@ test('dictionary padding is dropped, keeping the data and a terminator', async (
   t.equal(withoutPadding(new ArrayBuffer(64)).byteLength, 16, 'all padding')
 })
 
+test('the dictionary has char.def\'s eleven character classes, none read from padding', async (t) => {
+  const invoke = (tokenizer as unknown as { viterbi_builder: { unknown_dictionary: { character_definition: { invoke_definition_map: { map: Array<{ class_name: string }> } } } } })
+    .viterbi_builder.unknown_dictionary.character_definition.invoke_definition_map
+  t.same(invoke.map.map((c) => c.class_name), ['DEFAULT', 'SPACE', 'KANJI', 'SYMBOL', 'NUMERIC', 'ALPHA', 'HIRAGANA', 'KATAKANA', 'KANJINUMERIC', 'GREEK', 'CYRILLIC'])
+  // Unknown words are still grouped by their class.
+  t.same(tokenizer.tokenize('абв😀ｱｲｳ').map((token) => [token.surface_form, token.word_type]), [['абв', 'UNKNOWN'], ['😀', 'UNKNOWN'], ['ｱｲｳ', 'UNKNOWN']])
+  const exact = new Uint8Array(withoutPadding(new Uint8Array([1, 2, 0, 3, 0, 0, 0, 0, 0, 0]).buffer, true))
+  t.same([...exact], [1, 2, 0, 3, 0], 'exact: the data and one terminator')
+})
+
 test('English fields split into words, one position each', async (t) => {
   t.same(analyzeField('Weather forecast API, 7-day!', tokenizer), [
     { term: 'weather', position: 0 },
