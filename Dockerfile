@@ -16,7 +16,7 @@ RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts
 
 # --- runtime: no compiler, no dev dependencies, not root
 FROM node:22-bookworm-slim AS runtime
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist

@@ -26,7 +26,7 @@ import { SqliteCatalogStore, STORE_FILE } from '../src/store/sqlite/store.js'
 import { captureFixture, startBare } from './bare.js'
 import { generateServices, prng } from './generate.js'
 import { listPaths } from './queries.js'
-import { API_NODE_FLAGS, children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, startChild, stopChild, table, waitUntil, type RunStats } from './support.js'
+import { API_ENV, API_NODE_FLAGS, children, countNot, fmt, freePort, HOST, intOption, load, log, machine, median, startChild, stopChild, table, waitUntil, type RunStats } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -60,7 +60,7 @@ async function startApi (name: string, dataDir: string, env: Record<string, stri
   const port = await freePort()
   // The list reads only the store: no embedded indexer (it would index the whole catalog first).
   const child = startChild(name, [...API_NODE_FLAGS, entry], {
-    DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_INDEXER: 'external', ...env
+    ...API_ENV, DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_INDEXER: 'external', ...env
   })
   const url = `http://${HOST}:${port}`
   await waitUntil(child, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 120_000)

@@ -42,7 +42,7 @@ import { COMMON_SHAPES, INTENT_SHAPES, listPaths, SHAPES, shapeStream, type Shap
 import Database from 'better-sqlite3'
 import { Searcher } from '../src/search/sqlite/searcher.js'
 import { SEARCH_FILE } from '../src/search/sqlite/engine.js'
-import { API_NODE_FLAGS, children, countNot, cpuShares, fmt, freePort, HOST, load, log, machine, median, pathStream, percentile, startChild, stopChild, table, threadTicks, waitUntil, type Child, type RunStats } from './support.js'
+import { API_ENV, API_NODE_FLAGS, children, countNot, cpuShares, fmt, freePort, HOST, load, log, machine, median, pathStream, percentile, startChild, stopChild, table, threadTicks, waitUntil, type Child, type RunStats } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -128,7 +128,7 @@ async function startApi (name: string, dataDir: string, env: Record<string, stri
     // No rate limits (one client IP makes every request), no scheduled probes of the fictional
     // hosts; registrations are probed, at loopback endpoints (bench/paid-endpoints.ts) whose one
     // server stands for every listed host, so the per-host probe cap is lifted.
-    DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_PROBE_ALLOW_PRIVATE: '1', CATALOG_PROBE_PER_HOST: '100', ...env
+    ...API_ENV, DATA_DIR: dataDir, PORT: String(port), HOST, CATALOG_SEED: 'none', LOG_LEVEL: 'warn', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_PROBE_ALLOW_PRIVATE: '1', CATALOG_PROBE_PER_HOST: '100', ...env
   })
   const url = `http://${HOST}:${port}`
   await waitUntil(child, 'a healthy /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 300_000)

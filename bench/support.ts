@@ -22,6 +22,14 @@ export const HOST = '127.0.0.1'
  */
 export const API_NODE_FLAGS = ['--expose-gc', '--heap-growing-percent=50']
 
+/**
+ * The environment `npm start` and the Dockerfile give the API: glibc's malloc with a fixed
+ * mmap threshold, so a freed ArrayBuffer of 128 KiB or more (word sets, index buffers) goes
+ * back to the system instead of staying in the heap (README, Memory). Other C libraries
+ * ignore it.
+ */
+export const API_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '131072' }
+
 export function intOption (name: string, value: string | undefined, min: number, max: number): number {
   const number = Number(value)
   if (!Number.isInteger(number) || number < min || number > max) {
