@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib'
 import { test } from 'tap'
 import { analyzeField, analyzeIntent, characterBigrams, splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { hiraganaToKatakana, isJapanese, katakanaSpelling, normalizeText, splitWords } from '../../../src/search/analysis/normalize.js'
-import { inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
+import { compactFeatures, inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
 import { loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
 
 // One dictionary load for the whole file.
@@ -105,6 +105,30 @@ test('the dictionary has char.def\'s eleven character classes, none read from pa
   t.same(tokenizer.tokenize('абв😀ｱｲｳ').map((token) => [token.surface_form, token.word_type]), [['абв', 'UNKNOWN'], ['😀', 'UNKNOWN'], ['ｱｲｳ', 'UNKNOWN']])
   const exact = new Uint8Array(withoutPadding(new Uint8Array([1, 2, 0, 3, 0, 0, 0, 0, 0, 0]).buffer, true))
   t.same([...exact], [1, 2, 0, 3, 0], 'exact: the data and one terminator')
+})
+
+test('dictionary features keep the fields the analyzer reads, and the word records follow them', async (t) => {
+  const strings = ['外題,名詞,一般,*,*,*,*,外題,ゲダイ,ゲダイ', '書きさす,動詞,自立,*,*,五段・サ行,基本形,書きさす,カキサス,カキサス']
+  const encoded = strings.map((text) => Buffer.from(`${text}\0`))
+  const features = new Uint8Array(Buffer.concat(encoded))
+  // Two 10-byte word records, the second word's first: left id, right id, cost, features offset.
+  const records = new Uint8Array(20)
+  const view = new DataView(records.buffer)
+  view.setInt16(0, 7, true)
+  view.setInt32(6, encoded[0]!.length, true)
+  view.setInt32(16, 0, true)
+  const compact = compactFeatures(records, features)
+  const read = (offset: number): string => Buffer.from(compact.subarray(offset, compact.indexOf(0, offset))).toString()
+  t.equal(read(view.getInt32(6, true)), '書きさす,動詞,自立,,,,,書きさす,カキサス,', 'ten fields, five of them emptied')
+  t.equal(read(view.getInt32(16, true)), '外題,名詞,一般,,,,,外題,ゲダイ,')
+  t.equal(view.getInt16(0, true), 7, 'the rest of a record is unchanged')
+  t.ok(compact.length < features.length)
+  view.setInt32(6, 3, true)
+  t.throws(() => compactFeatures(records, features), /points inside a features string/)
+
+  // The loaded dictionary: the analyzer's fields are there, the others empty.
+  const [token] = tokenizer.tokenize('外題')
+  t.match(token, { surface_form: '外題', pos: '名詞', pos_detail_1: '一般', basic_form: '外題', reading: 'ゲダイ', pronunciation: '' })
 })
 
 test('English fields split into words, one position each', async (t) => {

@@ -25,6 +25,12 @@ const stock = await new Promise<JapaneseTokenizer>((resolve, reject) => {
 })
 
 type LatticeTokenizer = JapaneseTokenizer & { getLattice: (text: string) => unknown }
+type Token = ReturnType<JapaneseTokenizer['tokenize']>[number]
+
+/** Feature fields ours leaves empty in dictionary words (compactFeatures): the analyzer never reads them. */
+const DROPPED = ['pos_detail_2', 'pos_detail_3', 'conjugated_type', 'conjugated_form', 'pronunciation'] as const
+/** Stock tokens as ours gives them: dictionary words without the dropped fields, unknown words whole. */
+const asOurs = (tokens: Token[]): Token[] => tokens.map((token) => (token.word_type === 'KNOWN' ? { ...token, ...Object.fromEntries(DROPPED.map((field) => [field, ''])) } : token))
 
 function corpus (): string[] {
   const texts: string[] = []
@@ -63,12 +69,12 @@ function corpus (): string[] {
   return [...texts, ...texts.map(normalizeText)]
 }
 
-test('tokens are the same as a stock kuromoji tokenizer\'s, for every text of a varied corpus', async (t) => {
+test('tokens are the same as a stock kuromoji tokenizer\'s in every field the analyzer reads, for every text of a varied corpus', async (t) => {
   const texts = corpus()
   let tokens = 0
   const different: string[] = []
   for (const text of texts) {
-    const expected = stock.tokenize(text)
+    const expected = asOurs(stock.tokenize(text))
     const actual = ours.tokenize(text)
     tokens += expected.length
     if (JSON.stringify(actual) !== JSON.stringify(expected)) different.push(text)
@@ -76,7 +82,7 @@ test('tokens are the same as a stock kuromoji tokenizer\'s, for every text of a 
   t.same(different, [], 'no text tokenizes differently')
   t.ok(texts.length > 7000 && tokens > 100_000, `${texts.length} texts, ${tokens} tokens compared`)
   // Deep equality of whole token arrays, objects and all, for a sample.
-  for (const text of texts.filter((_, i) => i % 97 === 0)) t.strictSame(ours.tokenize(text), stock.tokenize(text), text.slice(0, 40))
+  for (const text of texts.filter((_, i) => i % 97 === 0)) t.strictSame(ours.tokenize(text), asOurs(stock.tokenize(text)), text.slice(0, 40))
 })
 
 test('the lattice is kuromoji\'s, node for node', async (t) => {
