@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { parse } from 'yaml'
+import { API_ENV, API_NODE_FLAGS } from '../bench/support.js'
 import { CONFIG_VARIABLES, loadConfig } from '../src/config.js'
 import { PROJECT_ROOT } from '../src/paths.js'
 
@@ -165,6 +166,9 @@ test('the Dockerfile is multi-stage, runs the built server unprivileged; .docker
   const dockerEnv = (/^ENV (.*)$/m.exec(dockerfile)?.[1] ?? '').split(' ')
   for (const assignment of assignments.split(' ').filter((word) => word !== '')) t.ok(dockerEnv.includes(assignment), `the Dockerfile sets ${assignment} as npm start does`)
   t.ok(assignments.includes('MALLOC_MMAP_THRESHOLD_='), 'npm start fixes glibc\'s mmap threshold (README, Memory)')
+  // The benchmarks measure the API as npm start runs it.
+  t.equal(command, `node ${API_NODE_FLAGS.join(' ')} dist/src/server.js`, 'bench/support.ts has npm start\'s node flags')
+  t.equal(Object.entries(API_ENV).map(([name, value]) => `${name}=${value} `).join(''), assignments, 'and its environment')
   t.match(dockerfile, /^COPY fixtures fixtures$/m, 'the demo catalog ships')
   const ignored = read('.dockerignore').split('\n')
   for (const path of ['node_modules', 'dist', 'data', '.git']) t.ok(ignored.includes(path), `${path} stays out of the build context`)

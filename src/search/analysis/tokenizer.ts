@@ -90,13 +90,14 @@ const FEATURES_AT = 6
  * Every dictionary word's features are one comma-separated string in tid_pos.dat (36 MB).
  * The fields the analyzer never reads are emptied, keeping their commas so every field
  * keeps its index (a token's `pronunciation` is ''): 24 MB. The word records point into the
- * strings by offset, so they are rewritten in place. Returns the new strings.
+ * strings by offset, so they are rewritten in place. Returns the new strings (`features`
+ * itself is overwritten).
  */
 export function compactFeatures (records: Uint8Array, features: Uint8Array): Uint8Array {
-  const out = new Uint8Array(features.length)
   // Each string's old and new start, in order (the records point at string starts).
   const starts: number[] = []
   const moved: number[] = []
+  // Compacted in place (the output never overtakes the input), then copied out once.
   let o = 0
   for (let i = 0; i < features.length; i++) {
     starts.push(i)
@@ -105,9 +106,9 @@ export function compactFeatures (records: Uint8Array, features: Uint8Array): Uin
     for (; i < features.length && features[i] !== 0; i++) {
       const byte = features[i] as number
       if (byte === COMMA) field++
-      if (byte === COMMA || KEPT_FEATURES[field] !== false) out[o++] = byte
+      if (byte === COMMA || KEPT_FEATURES[field] !== false) features[o++] = byte
     }
-    out[o++] = 0
+    features[o++] = 0
   }
   const view = new DataView(records.buffer, records.byteOffset, records.byteLength)
   for (let r = 0; r + RECORD <= records.length; r += RECORD) {
@@ -123,10 +124,11 @@ export function compactFeatures (records: Uint8Array, features: Uint8Array): Uin
     if (starts[low] !== at) throw new Error(`kuromoji dictionary: word record ${r / RECORD} points inside a features string`)
     view.setInt32(r + FEATURES_AT, moved[low] as number, true)
   }
-  return out.slice(0, o)
+  return features.slice(0, o)
 }
 
-function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenizer?: JapaneseTokenizer) => void): void {
+/** Builds a tokenizer from the dictionary in `dicPath` (loadTokenizer: the installed one, once). */
+export function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenizer?: JapaneseTokenizer) => void): void {
   // kuromoji's TokenizerBuilder is `new Tokenizer(await loader.load())`; the loader's file
   // reading and the target map are replaced (./lattice.ts), the rest is kuromoji's.
   const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dicPath: string) => DictionaryLoaderInstance
@@ -134,9 +136,15 @@ function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenize
   const loader = new DictionaryLoader(dicPath)
   // The dictionary's own target_map stays empty: the lattice reads this one.
   let targetMap: TargetMap | undefined
-  loader.dic.token_info_dictionary.loadTargetMap = (buffer) => { targetMap = compactTargetMap(buffer) }
+  // These run inside the loader's callbacks, where a throw would escape as an uncaught
+  // exception: kept, and reported by the load's callback instead.
+  let failure: Error | undefined
+  const keep = (run: () => void): void => {
+    try { run() } catch (err) { failure ??= err as Error }
+  }
+  loader.dic.token_info_dictionary.loadTargetMap = (buffer) => { keep(() => { targetMap = compactTargetMap(buffer) }) }
   const loadTokenInfo = loader.dic.loadTokenInfoDictionaries.bind(loader.dic)
-  loader.dic.loadTokenInfoDictionaries = (records, features, map) => loadTokenInfo(records, compactFeatures(records, features), map)
+  loader.dic.loadTokenInfoDictionaries = (records, features, map) => { keep(() => loadTokenInfo(records, compactFeatures(records, features), map)) }
   loader.loadArrayBuffer = (file, done) => {
     readFile(file, (err, compressed) => {
       if (err !== null) { done(err); return }
@@ -154,6 +162,7 @@ function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenize
   }
   loader.load((err, dictionaries) => {
     if (err !== null && err !== undefined) { callback(err); return }
+    if (failure !== undefined) { callback(failure); return }
     const tokenizer = new KuromojiTokenizer(dictionaries)
     useCompactLattice(tokenizer.viterbi_builder, targetMap as TargetMap)
     // The load leaves ~110 MB of ArrayBuffers behind (compressed files, padding copied away,

@@ -1,8 +1,12 @@
-import { gzipSync } from 'node:zlib'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { test } from 'tap'
 import { analyzeField, analyzeIntent, characterBigrams, splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { hiraganaToKatakana, isJapanese, katakanaSpelling, normalizeText, splitWords } from '../../../src/search/analysis/normalize.js'
-import { compactFeatures, inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
+import { buildTokenizer, compactFeatures, inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
 import { loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
 
 // One dictionary load for the whole file.
@@ -123,12 +127,25 @@ test('dictionary features keep the fields the analyzer reads, and the word recor
   t.equal(read(view.getInt32(16, true)), '外題,名詞,一般,,,,,外題,ゲダイ,')
   t.equal(view.getInt16(0, true), 7, 'the rest of a record is unchanged')
   t.ok(compact.length < features.length)
-  view.setInt32(6, 3, true)
-  t.throws(() => compactFeatures(records, features), /points inside a features string/)
+  const pointingInside = new Uint8Array(10)
+  new DataView(pointingInside.buffer).setInt32(6, 3, true)
+  t.throws(() => compactFeatures(pointingInside, new Uint8Array(Buffer.concat(encoded))), /points inside a features string/)
 
   // The loaded dictionary: the analyzer's fields are there, the others empty.
   const [token] = tokenizer.tokenize('外題')
   t.match(token, { surface_form: '外題', pos: '名詞', pos_detail_1: '一般', basic_form: '外題', reading: 'ゲダイ', pronunciation: '' })
+})
+
+test('a dictionary whose word records do not fit its features fails the load with its reason', async (t) => {
+  const installed = path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')), 'dict')
+  const broken = mkdtempSync(path.join(tmpdir(), 'dict-'))
+  t.teardown(() => rmSync(broken, { recursive: true, force: true }))
+  for (const file of readdirSync(installed)) copyFileSync(path.join(installed, file), path.join(broken, file))
+  const records = gunzipSync(readFileSync(path.join(installed, 'tid.dat.gz')))
+  records.writeInt32LE(3, 6)
+  writeFileSync(path.join(broken, 'tid.dat.gz'), gzipSync(records))
+  const loaded = new Promise((resolve, reject) => { buildTokenizer(broken, (err, built) => { if (err !== null) reject(err); else resolve(built) }) })
+  await t.rejects(loaded, /word record 0 points inside a features string/, 'rejected, not thrown out of the loader\'s callbacks')
 })
 
 test('English fields split into words, one position each', async (t) => {
