@@ -211,6 +211,46 @@ function proximityPlanesAt (ctx: Context, i: number, planes: Int32Array, o: numb
   }
 }
 
+/**
+ * The documents of block i whose count for `rule` (any but proximity) is 0: planesAt's first
+ * bucket without its planes, a few operations per block. A word's count is 0 where its
+ * matches all lie in its second set (which lies within the third).
+ */
+function zeroAt (ctx: Context, rule: number, i: number, within: number): number {
+  const { bits, offsets } = ctx
+  if (rule === TIER) {
+    let text = 0
+    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[(offsets[w * SETS + TEXT] as number) + i] as number
+    return within & text
+  }
+  const counted = ctx.counted[rule] as number
+  const second = SECOND_SET[rule] as number
+  let zero = within
+  for (let w = 0; w < bits.length; w++) {
+    if (((counted >>> w) & 1) === 0) continue
+    const b = bits[w] as Uint32Array
+    const any = b[i] as number
+    zero &= rule === WORDS ? any : ~any | (b[(offsets[w * SETS + second] as number) + i] as number)
+  }
+  return zero
+}
+
+/**
+ * At most how many documents of a bucket (of documents matching `words` query words) count
+ * 0 for `rule`, from the sizes of the word sets zeroAt intersects: for words, every word's
+ * matches; for typo, attribute and exactness, when each document matches every counted
+ * word, each counted word's second set.
+ */
+function zeroBound (ctx: Context, rule: number, words: number): number {
+  const { n, sets } = ctx
+  if (rule === TIER || (rule !== WORDS && n > 1 && words < n)) return Infinity
+  const counted = ctx.counted[rule] as number
+  const set = rule === WORDS ? ANY : SECOND_SET[rule] as number
+  let bound = Infinity
+  for (let w = 0; w < n; w++) if (((counted >>> w) & 1) !== 0) bound = Math.min(bound, (sets[w] as WordSets).size(set))
+  return bound
+}
+
 /** The documents of a block whose count equals v. */
 function equalTo (planes: Int32Array, o: number, width: number, within: number, v: number): number {
   let m = within
@@ -246,10 +286,27 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     rankDocuments(ctx, set, lo, hi, need, rule, out)
     return
   }
+  const child = ctx.scratch.bucket(level + 1)
+  // The first bucket alone first: when it fills the page (most queries), or holds the whole
+  // bucket (a tie), the rule's planes and other buckets are never made. Not when it cannot
+  // fill the page (its pass would be lost).
+  if (rule !== PROXIMITY && need < size && zeroBound(ctx, rule, words) >= need) {
+    let count = 0
+    let first = -1
+    let last = -1
+    for (let i = lo; i <= hi; i++) {
+      const within = set[i] as number
+      const zero = within === 0 ? 0 : zeroAt(ctx, rule, i, within)
+      child[i] = zero
+      if (zero !== 0) { if (first < 0) first = i; last = i; count += popcount(zero) }
+    }
+    const all = rule === WORDS ? n : words
+    if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
+    if (count >= need) { cut(ctx, level + 1, child, first, last, count, need, rule + 1, all, out); return }
+  }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
-  const child = ctx.scratch.bucket(level + 1)
   const counts = ctx.scratch.proximityCounts
   if (rule === PROXIMITY) counts.fill(0, 0, top + 1)
   // Per bit plane: whether some document of the bucket has it set, and whether some has it

@@ -108,6 +108,9 @@ export class WordSets {
   rankBase: Uint32Array
   #region: Int8Array
   #regions: number
+  /** Per set, its documents as counted when `synced` was #sizesAt (-1: not counted). */
+  readonly #sizes = new Int32Array(SETS).fill(-1)
+  #sizesAt = -1
 
   constructor (readonly index: MemoryIndex, readonly word: PlannedWord, into?: { bits: Uint32Array, rankBase: Uint32Array }) {
     this.stride = strideOf(index.slots)
@@ -123,6 +126,23 @@ export class WordSets {
   set (s: number): Uint32Array {
     const start = this.offsets[s] as number
     return this.bits.subarray(start, start + this.stride)
+  }
+
+  /** Documents in set s (dead ones included), counted once per extent of the sets. */
+  size (s: number): number {
+    if (this.#sizesAt !== this.synced) {
+      this.#sizes.fill(-1)
+      this.#sizesAt = this.synced
+    }
+    let size = this.#sizes[s] as number
+    if (size < 0) {
+      size = 0
+      const start = this.offsets[s] as number
+      const end = start + ((this.synced + 31) >>> 5)
+      for (let i = start; i < end; i++) size += popcount(this.bits[i] as number)
+      this.#sizes[s] = size
+    }
+    return size
   }
 
   #place (): void {
