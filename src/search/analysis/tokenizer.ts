@@ -56,13 +56,13 @@ export function inflateDictionary (compressed: Buffer): ArrayBuffer {
  * Dropping it saves ~34 MB. The trie, connection costs and character maps are indexed by
  * value and keep their size.
  */
-const PADDED = new Set(['tid.dat.gz', 'tid_pos.dat.gz', 'unk.dat.gz', 'unk_pos.dat.gz', 'unk_map.dat.gz'])
 /**
- * The character classes (152 bytes in 1 MiB) are walked to the end too, but each 7 bytes of
- * padding there become one more class object: 149,775 of them, 10 MB of the API thread's
- * heap. Only the last name's terminator is kept.
+ * The padded files, each with whether it is cut exactly. The character classes (152 bytes in
+ * 1 MiB) are walked to the end too, but each 7 bytes of padding there become one more class
+ * object: 149,775 of them, 10 MB of the API thread's heap. Only the last name's terminator
+ * is kept.
  */
-const CHARACTER_CLASSES = 'unk_invoke.dat.gz'
+const PADDED = new Map([['tid.dat.gz', false], ['tid_pos.dat.gz', false], ['unk.dat.gz', false], ['unk_pos.dat.gz', false], ['unk_map.dat.gz', false], ['unk_invoke.dat.gz', true]])
 /** Zero bytes kept after the last non-zero one (a terminator, and a whole int of slack). */
 const PADDING_KEPT = 16
 
@@ -152,7 +152,8 @@ export function buildTokenizer (dicPath: string, callback: (err: Error | null, t
       try {
         buffer = inflateDictionary(compressed)
         const name = path.basename(file)
-        if (PADDED.has(name) || name === CHARACTER_CLASSES) buffer = withoutPadding(buffer, name === CHARACTER_CLASSES)
+        const exact = PADDED.get(name)
+        if (exact !== undefined) buffer = withoutPadding(buffer, exact)
       } catch (inflateErr) {
         done(inflateErr as Error)
         return
