@@ -55,12 +55,11 @@ export function inflateDictionary (compressed: Buffer): ArrayBuffer {
  * walked to its end as (key, count, values) records, where padding is empty records.
  * Dropping it saves ~34 MB. The trie, connection costs and character maps are indexed by
  * value and keep their size.
- */
-/**
- * The padded files, each with whether it is cut exactly. The character classes (152 bytes in
+ *
+ * Each padded file, with whether it is cut exactly: the character classes (152 bytes in
  * 1 MiB) are walked to the end too, but each 7 bytes of padding there become one more class
- * object: 149,775 of them, 10 MB of the API thread's heap. Only the last name's terminator
- * is kept.
+ * object (149,775 of them, 10 MB of the API thread's heap), so only the last name's
+ * terminator is kept.
  */
 const PADDED = new Map([['tid.dat.gz', false], ['tid_pos.dat.gz', false], ['unk.dat.gz', false], ['unk_pos.dat.gz', false], ['unk_map.dat.gz', false], ['unk_invoke.dat.gz', true]])
 /** Zero bytes kept after the last non-zero one (a terminator, and a whole int of slack). */

@@ -167,6 +167,14 @@ function maxValue (rule: number, n: number, words: number): number {
 const SECOND_SET = [-1, -1, NO_TYPO, -1, NAME, EXACT]
 const THIRD_SET = [-1, -1, ONE_TYPO, -1, NAME_OR_CATEGORY, EXPANDED]
 
+/** The documents of block i with some query word in their name or description (the tier's first bucket). */
+function textAt (ctx: Context, i: number): number {
+  const { bits, offsets } = ctx
+  let text = 0
+  for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[(offsets[w * SETS + TEXT] as number) + i] as number
+  return text
+}
+
 /** Bit planes of a rule's count for block i (every document of the block at once). */
 function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number, width: number, within: number): void {
   // Not fill(): a builtin call per block costs more than the block's whole count. No count
@@ -176,9 +184,7 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
   if (rule === TIER) {
-    let text = 0
-    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[(offsets[w * SETS + TEXT] as number) + i] as number
-    planes[o] = ~text
+    planes[o] = ~textAt(ctx, i)
     return
   }
   const second = SECOND_SET[rule] as number
@@ -217,12 +223,8 @@ function proximityPlanesAt (ctx: Context, i: number, planes: Int32Array, o: numb
  * matches all lie in its second set (which lies within the third).
  */
 function zeroAt (ctx: Context, rule: number, i: number, within: number): number {
+  if (rule === TIER) return within & textAt(ctx, i)
   const { bits, offsets } = ctx
-  if (rule === TIER) {
-    let text = 0
-    for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[(offsets[w * SETS + TEXT] as number) + i] as number
-    return within & text
-  }
   const counted = ctx.counted[rule] as number
   const second = SECOND_SET[rule] as number
   let zero = within
