@@ -7,9 +7,10 @@ import { SearchUnavailableError } from '../../errors.js'
 import { WorkerRpc } from '../../lib/worker-rpc.js'
 import type { SearchQuery, SearchResult } from '../search-engine.js'
 import type { SearcherStats } from './searcher.js'
+import { fromWire, type WireResult } from './wire.js'
 
 export type WorkerRequest = { kind: 'search', query: SearchQuery } | { kind: 'stats' }
-export type WorkerAnswer = SearchResult | SearcherStats
+export type WorkerAnswer = WireResult | SearcherStats
 
 /**
  * A small young generation and an explicit old-generation cap make V8 collect the garbage
@@ -41,7 +42,7 @@ export class SearchPool {
   }
 
   async search (query: SearchQuery): Promise<SearchResult> {
-    return await this.#ask({ kind: 'search', query }) as SearchResult
+    return fromWire(await this.#ask({ kind: 'search', query }) as WireResult)
   }
 
   async stats (): Promise<SearcherStats> {

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3'
 import { serveRpc } from '../../lib/worker-rpc.js'
 import { releaseGarbage } from '../../release-garbage.js'
 import { Searcher } from './searcher.js'
+import { toWire } from './wire.js'
 import type { WorkerAnswer, WorkerRequest } from './pool.js'
 
 const { file } = workerData as { file: string }
@@ -23,4 +24,4 @@ const searcher = new Searcher(db, { afterLoad: releaseGarbage })
 searcher.warm().catch(() => {})
 
 serveRpc<WorkerRequest, WorkerAnswer>(parentPort as NonNullable<typeof parentPort>, async (request) =>
-  request.kind === 'search' ? await searcher.search(request.query) : await searcher.stats())
+  request.kind === 'search' ? toWire(await searcher.search(request.query)) : await searcher.stats())

@@ -212,6 +212,28 @@ test('a search thread follows writes, reports its index, and is replaced when it
   await t.rejects(engine.search(query('echidna')), /closed/)
 })
 
+test('a search thread answers exactly what a search on the calling thread answers, matched tokens included', async (t) => {
+  const dataDir = tempDataDir(t)
+  const engine = new SqliteSearchEngine(dataDir, { threads: 1 })
+  const db = new Database(join(dataDir, SEARCH_FILE))
+  t.teardown(async () => { db.close(); await engine.close() })
+  const records = catalog(120)
+  await engine.apply(await documents(records), records.length)
+  const here = new Searcher(db)
+  const queries = [
+    query('quokka lens', { page: ALL }),
+    query('qokka phtos', { page: ALL }),
+    query('quokka len', { prefixLastWord: true, facets: ['category', 'status', 'network'] }),
+    query('天気 quokka', { page: { limit: 7, offset: 5 } }),
+    query('nothing-matches-this')
+  ]
+  for (const q of queries) {
+    const expected = await here.search(q)
+    t.ok(expected.hits.every((hit) => hit.matchedTokens.length > 0) || expected.total === 0, `${q.words.map((w) => w.text).join(' ')}: every hit says how it matched`)
+    t.same(await engine.search(q), expected, q.words.map((w) => w.text).join(' '))
+  }
+})
+
 test('after a copy of the index is installed, the thread is told once the searches that waited have resumed', async (t) => {
   const dataDir = tempDataDir(t)
   const writer = new SqliteSearchEngine(dataDir)
