@@ -57,7 +57,7 @@ function rowOf (random: Random, rowid: number, id = `svc_${rowid}`): IndexRow {
 }
 
 function queryOf (random: Random, index: MemoryIndex): RankQuery {
-  const words = Array.from({ length: 1 + below(random, 3) }, () => pick(random, QUERY_WORDS))
+  const words = Array.from({ length: 1 + below(random, 5) }, () => pick(random, QUERY_WORDS))
   const plan = planQuery(words.map((text) => ({ text, forms: [text] })), index.vocabulary, new Map(), { prefixLastWord: random() < 0.5 })
   const facets: FacetField[] | undefined = random() < 0.3 ? ['category', 'status'] : undefined
   return {
