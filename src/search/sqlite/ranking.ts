@@ -270,6 +270,45 @@ function zeroPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Arr
 }
 
 /**
+ * The documents of blocks lo…hi of `set` that match exactly `matched` of the query's two or
+ * three words, into `into`; their number, the first and last blocks holding some in
+ * scratch.span (as zeroPass).
+ */
+function matchingPass (ctx: Context, set: Uint32Array, into: Uint32Array, lo: number, hi: number, matched: number): number {
+  const { bits } = ctx
+  const three = bits.length > 2
+  const a0 = bits[0] as Uint32Array
+  const a1 = bits[1] as Uint32Array
+  // With two words the third is the first again, and AND/XOR with it is dropped below.
+  const a2 = bits[three ? 2 : 0] as Uint32Array
+  let count = 0
+  let first = -1
+  let last = -1
+  for (let i = lo; i <= hi; i++) {
+    const within = set[i] as number
+    let m = 0
+    if (within !== 0) {
+      const x = a0[i] as number
+      const y = a1[i] as number
+      if (three) {
+        const z = a2[i] as number
+        // A full adder: parity (1 or 3 words) and carry (2 or 3).
+        const parity = x ^ y ^ z
+        const carry = (x & y) | (z & (x ^ y))
+        m = within & (matched === 3 ? parity & carry : matched === 2 ? carry & ~parity : parity & ~carry)
+      } else {
+        m = within & (matched === 2 ? x & y : x ^ y)
+      }
+    }
+    into[i] = m
+    if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
+  }
+  ctx.scratch.span[0] = first
+  ctx.scratch.span[1] = last
+  return count
+}
+
+/**
  * At most how many documents of a bucket (of documents matching `words` query words) count
  * 0 for `rule`, from the sizes of the word sets zeroPass intersects: for words, every word's
  * matches; for typo, attribute and exactness, when each document matches every counted
@@ -329,6 +368,20 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const all = rule === WORDS ? n : words
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
+  }
+  if (rule === WORDS && n <= 3) {
+    // Two or three words: each bucket (documents matching all, all but one, …) is one pass of
+    // a full adder over the words' sets, with no bit planes (they took a pass of their own).
+    for (let matched = n, left = size; matched >= 1 && need > 0 && left > 0; matched--) {
+      const count = matchingPass(ctx, set, child, lo, hi, matched)
+      if (count === 0) continue
+      if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, matched, out); return }
+      left -= count
+      const take = Math.min(need, count)
+      cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, take, rule + 1, matched, out)
+      need -= take
+    }
+    return
   }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
