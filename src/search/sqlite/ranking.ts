@@ -160,24 +160,16 @@ function add (planes: Int32Array, o: number, x: number): void {
   }
 }
 
-/** The largest value of a rule's count for an n-word query, in a bucket of documents matching `words` of them. */
+/** The largest value of a rule's count (not the tier's: cut makes its two buckets) for an n-word query, in a bucket of documents matching `words` of them. */
 function maxValue (rule: number, n: number, words: number): number {
-  return rule === TIER ? 1 : rule === WORDS ? n - 1 : rule === PROXIMITY ? MAX_DISTANCE * (words - 1) : 2 * n
+  return rule === WORDS ? n - 1 : rule === PROXIMITY ? MAX_DISTANCE * (words - 1) : 2 * n
 }
 
 /** Per rule counted over two word sets (typo, attribute, exactness): the sets a word's match must also be in. */
 const SECOND_SET = [-1, -1, NO_TYPO, -1, NAME, EXACT]
 const THIRD_SET = [-1, -1, ONE_TYPO, -1, NAME_OR_CATEGORY, EXPANDED]
 
-/** The documents of block i with some query word in their name or description (the tier's first bucket). */
-function textAt (ctx: Context, i: number): number {
-  const { bits, offsets } = ctx
-  let text = 0
-  for (let w = 0; w < bits.length; w++) text |= (bits[w] as Uint32Array)[(offsets[w * SETS + TEXT] as number) + i] as number
-  return text
-}
-
-/** Bit planes of a rule's count for block i (every document of the block at once). */
+/** Bit planes of a rule's count for block i (every document of the block at once; not the tier's). */
 function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number, width: number, within: number): void {
   // Not fill(): a builtin call per block costs more than the block's whole count. No count
   // exceeds the rule's maximum (words missing: counted for the bucket's documents only),
@@ -185,10 +177,6 @@ function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o:
   for (let p = o; p < o + width; p++) planes[p] = 0
   const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
-  if (rule === TIER) {
-    planes[o] = ~textAt(ctx, i)
-    return
-  }
   const second = SECOND_SET[rule] as number
   const third = THIRD_SET[rule] as number
   for (let w = 0; w < bits.length; w++) {
@@ -221,23 +209,29 @@ function proximityPlanesAt (ctx: Context, i: number, planes: Int32Array, o: numb
 
 /**
  * The documents of blocks lo…hi of `set` whose count for `rule` (any but proximity) is 0,
- * into `into`: planesAt's first bucket without its planes. A word's count is 0 where its
- * matches all lie in its second set (which lies within the third). Returns their number;
- * the first and last blocks holding some go in scratch.span. The first three counted words'
- * arrays are locals (a fourth and more are read in a loop): reading every word through the
- * context per block took about twice as long (the words rule's pass over 100k services: 34 µs, now 16).
+ * into `into` (for the tier: the documents with a word in their name or description).
+ * A word's count is 0 where its matches all lie in its second set (which lies within the
+ * third). Returns their number; the first and last blocks holding some go in scratch.span.
+ * The counted words' arrays and set starts are gathered once per pass: reading each word's
+ * through the context, with the rule's and the word's tests, per block took about 1.7 times
+ * as long (the words rule's pass over 100k services: 34 µs, now ~20). One loop for any
+ * number of words: a branch for four and more, first taken by a query long after start,
+ * deoptimized the pass and cut with it (docs/benchmarks.md, seventh pass).
  */
 function zeroPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number): number {
   const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
-  // The counted words (for the tier, all), then their set each ANDs in: TIER ORs the words' TEXT sets, WORDS ANDs their ANY sets.
-  const words: number[] = []
-  for (let w = 0; w < bits.length; w++) if (((counted >>> w) & 1) !== 0) words.push(w)
+  // The counted words' arrays and where the set each contributes starts: TIER ORs the words'
+  // TEXT sets, WORDS ANDs their ANY sets, the others AND (not matched, or in the second set).
   const set2 = rule === TIER ? TEXT : rule === WORDS ? ANY : SECOND_SET[rule] as number
-  const at = (k: number): number => words[Math.min(k, words.length - 1)] as number
-  const [w0, w1, w2] = [at(0), at(1), at(2)]
-  const [b0, b1, b2] = [bits[w0] as Uint32Array, bits[w1] as Uint32Array, bits[w2] as Uint32Array]
-  const [o0, o1, o2] = [offsets[w0 * SETS + set2] as number, offsets[w1 * SETS + set2] as number, offsets[w2 * SETS + set2] as number]
+  const arrays: Uint32Array[] = []
+  const starts: number[] = []
+  for (let w = 0; w < bits.length; w++) {
+    if (((counted >>> w) & 1) === 0) continue
+    arrays.push(bits[w] as Uint32Array)
+    starts.push(offsets[w * SETS + set2] as number)
+  }
+  const k = arrays.length
   let count = 0
   let first = -1
   let last = -1
@@ -246,62 +240,21 @@ function zeroPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Arr
     let zero = 0
     if (within !== 0) {
       if (rule === TIER) {
-        zero = (b0[o0 + i] as number) | (b1[o1 + i] as number) | (b2[o2 + i] as number)
-        for (let k = 3; k < words.length; k++) { const w = words[k] as number; zero |= (bits[w] as Uint32Array)[(offsets[w * SETS + set2] as number) + i] as number }
+        for (let w = 0; w < k; w++) zero |= (arrays[w] as Uint32Array)[(starts[w] as number) + i] as number
         zero &= within
       } else if (rule === WORDS) {
-        zero = within & (b0[i] as number) & (b1[i] as number) & (b2[i] as number)
-        for (let k = 3; k < words.length && zero !== 0; k++) zero &= (bits[words[k] as number] as Uint32Array)[i] as number
+        zero = within
+        for (let w = 0; w < k; w++) zero &= (arrays[w] as Uint32Array)[i] as number
       } else {
-        zero = within & (~(b0[i] as number) | (b0[o0 + i] as number)) & (~(b1[i] as number) | (b1[o1 + i] as number)) & (~(b2[i] as number) | (b2[o2 + i] as number))
-        for (let k = 3; k < words.length && zero !== 0; k++) {
-          const w = words[k] as number
-          const b = bits[w] as Uint32Array
-          zero &= ~(b[i] as number) | (b[(offsets[w * SETS + set2] as number) + i] as number)
+        zero = within
+        for (let w = 0; w < k; w++) {
+          const b = arrays[w] as Uint32Array
+          zero &= ~(b[i] as number) | (b[(starts[w] as number) + i] as number)
         }
       }
     }
     into[i] = zero
     if (zero !== 0) { if (first < 0) first = i; last = i; count += popcount(zero) }
-  }
-  ctx.scratch.span[0] = first
-  ctx.scratch.span[1] = last
-  return count
-}
-
-/**
- * The documents of blocks lo…hi of `set` that match exactly `matched` of the query's two or
- * three words, into `into`; their number, the first and last blocks holding some in
- * scratch.span (as zeroPass).
- */
-function matchingPass (ctx: Context, set: Uint32Array, into: Uint32Array, lo: number, hi: number, matched: number): number {
-  const { bits } = ctx
-  const three = bits.length > 2
-  const a0 = bits[0] as Uint32Array
-  const a1 = bits[1] as Uint32Array
-  // With two words the third is the first again, and AND/XOR with it is dropped below.
-  const a2 = bits[three ? 2 : 0] as Uint32Array
-  let count = 0
-  let first = -1
-  let last = -1
-  for (let i = lo; i <= hi; i++) {
-    const within = set[i] as number
-    let m = 0
-    if (within !== 0) {
-      const x = a0[i] as number
-      const y = a1[i] as number
-      if (three) {
-        const z = a2[i] as number
-        // A full adder: parity (1 or 3 words) and carry (2 or 3).
-        const parity = x ^ y ^ z
-        const carry = (x & y) | (z & (x ^ y))
-        m = within & (matched === 3 ? parity & carry : matched === 2 ? carry & ~parity : parity & ~carry)
-      } else {
-        m = within & (matched === 2 ? x & y : x ^ y)
-      }
-    }
-    into[i] = m
-    if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
   }
   ctx.scratch.span[0] = first
   ctx.scratch.span[1] = last
@@ -316,7 +269,7 @@ function matchingPass (ctx: Context, set: Uint32Array, into: Uint32Array, lo: nu
  */
 function zeroBound (ctx: Context, rule: number, words: number): number {
   const { n, sets } = ctx
-  if (rule === TIER || (rule !== WORDS && n > 1 && words < n)) return Infinity
+  if (rule !== WORDS && n > 1 && words < n) return Infinity
   const counted = ctx.counted[rule] as number
   const set = rule === WORDS ? ANY : SECOND_SET[rule] as number
   let bound = Infinity
@@ -360,6 +313,27 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     return
   }
   const child = ctx.scratch.bucket(level + 1)
+  if (rule === TIER) {
+    // Two buckets: documents with a query word in their name or description, then those met
+    // through their category name only; each one pass, no bit planes (their path, taken by few
+    // queries, was first met by a query long after start and deoptimized cut).
+    const text = zeroPass(ctx, TIER, set, child, lo, hi)
+    if (text === 0 || text === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, words, out); return }
+    const take = Math.min(need, text)
+    cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, text, take, rule + 1, words, out)
+    need -= take
+    if (need <= 0) return
+    // The rest, in place: the cut above only read `child`.
+    let first = -1
+    let last = -1
+    for (let i = lo; i <= hi; i++) {
+      const rest = (set[i] as number) & ~(child[i] as number)
+      child[i] = rest
+      if (rest !== 0) { if (first < 0) first = i; last = i }
+    }
+    cut(ctx, level + 1, child, first, last, size - text, need, rule + 1, words, out)
+    return
+  }
   // The first bucket alone first: when it fills the page (most queries), or holds the whole
   // bucket (a tie), the rule's planes and other buckets are never made. Not when it cannot
   // fill the page (its pass would be lost).
@@ -368,20 +342,6 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const all = rule === WORDS ? n : words
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
-  }
-  if (rule === WORDS && n <= 3) {
-    // Two or three words: each bucket (documents matching all, all but one, …) is one pass of
-    // a full adder over the words' sets, with no bit planes (they took a pass of their own).
-    for (let matched = n, left = size; matched >= 1 && need > 0 && left > 0; matched--) {
-      const count = matchingPass(ctx, set, child, lo, hi, matched)
-      if (count === 0) continue
-      if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, matched, out); return }
-      left -= count
-      const take = Math.min(need, count)
-      cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, take, rule + 1, matched, out)
-      need -= take
-    }
-    return
   }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
