@@ -175,8 +175,13 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     t.match(await page.locator('#max-price-error').textContent(), /number/, 'a bad price is explained, not sent')
     await page.locator('#max-price').fill('0.001')
     await page.waitForURL(/maxPricePerRequest=0\.001/)
+    // The max-price results are on screen until the sorted answer is rendered: wait for that
+    // answer, then for the page to have rendered it (aria-busy is cleared just before).
+    const sorted = page.waitForResponse((response) => response.url().includes('/api/catalog/search') && response.url().includes('sortBy=price'))
     await page.locator('#sort').selectOption('price')
     await page.waitForURL(/sortBy=price/)
+    await sorted
+    await page.waitForFunction(() => document.getElementById('results')?.getAttribute('aria-busy') === 'false')
     await page.locator('.result').first().waitFor()
     const prices = (await page.locator('.result-meta .price strong').allTextContents()).map((p) => Number.parseFloat(p))
     t.ok(prices.length > 0 && prices.every((p) => p <= 0.001), 'under the max price')
