@@ -1,19 +1,11 @@
 /** A search thread's answer as posted to the API thread: read back, it is the answer. */
 import { test } from 'tap'
+import { prng } from '../../../bench/generate.js'
+import { MATCH_EXACTNESS } from '../../../src/search/match-rules.js'
 import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchResult } from '../../../src/search/search-engine.js'
 import { fromWire, toWire } from '../../../src/search/sqlite/wire.js'
 
-const KINDS: MatchKind[] = ['exact', 'alternative', 'romaji', 'synonym', 'prefix', 'typo', 'fragment']
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function prng (seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6D2B79F5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
+const KINDS = Object.keys(MATCH_EXACTNESS) as MatchKind[]
 
 test('every kind and attribute of a matched token, its words, terms and typos, come back as they were', async (t) => {
   const tokens: MatchedToken[] = []
