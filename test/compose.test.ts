@@ -160,8 +160,8 @@ test('the Dockerfile is multi-stage, runs the built server unprivileged; .docker
   t.match(dockerfile, /^COPY --from=build \/app\/dist dist$/m, 'the runtime gets the compiled output only')
   t.match(dockerfile, /^USER node$/m)
   const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start
-  // npm start is `NAME=value … node flags… entry`: the Dockerfile sets the same variables and runs the same command.
-  const [, assignments = '', command] = /^((?:\w+=\S+ )*)(node .*)$/.exec(start) ?? []
+  // npm start is `cross-env NAME=value … node flags… entry` (cross-env: cmd.exe has no `NAME=value command`): the Dockerfile sets the same variables and runs the same command.
+  const [, assignments = '', command] = /^cross-env ((?:\w+=\S+ )+)(node .*)$/.exec(start) ?? []
   t.equal(`node ${/^CMD \[(.*)\]$/m.exec(dockerfile)?.[1]?.split(', ').map((word) => JSON.parse(word) as string).slice(1).join(' ')}`, command, 'the API runs as npm start does, with its node flags (README, Memory)')
   const dockerEnv = (/^ENV (.*)$/m.exec(dockerfile)?.[1] ?? '').split(' ')
   for (const assignment of assignments.split(' ').filter((word) => word !== '')) t.ok(dockerEnv.includes(assignment), `the Dockerfile sets ${assignment} as npm start does`)
