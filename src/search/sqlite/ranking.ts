@@ -212,11 +212,9 @@ function proximityPlanesAt (ctx: Context, i: number, planes: Int32Array, o: numb
  * into `into` (for the tier: the documents with a word in their name or description).
  * A word's count is 0 where its matches all lie in its second set (which lies within the
  * third). Returns their number; the first and last blocks holding some go in scratch.span.
- * The counted words' arrays and set starts are gathered once per pass: reading each word's
- * through the context, with the rule's and the word's tests, per block took about 1.7 times
- * as long (the words rule's pass over 100k services: 34 µs, now ~20). One loop for any
- * number of words: a branch for four and more, first taken by a query long after start,
- * deoptimized the pass and cut with it (docs/benchmarks.md, seventh pass).
+ * The counted words' arrays and set starts are gathered once per pass, not read through the
+ * context per block; one loop for any number of words, as a branch first taken long after
+ * start deoptimizes the pass and cut with it (docs/benchmarks.md, seventh pass).
  */
 function zeroPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number): number {
   const { bits, offsets } = ctx

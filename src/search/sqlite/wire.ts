@@ -11,7 +11,7 @@ import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchHit, t
 /** Every match kind: the keys of a record the compiler keeps complete. */
 const KINDS = Object.keys(MATCH_EXACTNESS) as MatchKind[]
 /** A token's attribute and kind share one number: attribute × KIND_SPAN + kind. */
-const KIND_SPAN = 8
+const KIND_SPAN = KINDS.length
 const KIND_INDEX = new Map<MatchKind, number>(KINDS.map((kind, i) => [kind, i]))
 const ATTRIBUTE_INDEX = new Map<string, number>(SEARCH_ATTRIBUTES.map((attribute, i) => [attribute, i]))
 
