@@ -6,7 +6,7 @@
  * every listing of that origin. Pure rules here; the routes fetch and the store moves.
  */
 import { randomBytes } from 'node:crypto'
-import { OriginClaimedError, ValidationError } from '../errors.js'
+import { OriginClaimedError } from '../errors.js'
 import type { ServiceRecord } from './service.js'
 
 /** Where an origin publishes its claim tokens. */
@@ -39,27 +39,6 @@ export interface ServiceTransfer {
 /** A fresh claim token: 32 random bytes, base64url, prefixed so it is recognisable in a document. */
 export function newClaimToken (): string {
   return `x402c_${randomBytes(32).toString('base64url')}`
-}
-
-/** The canonical origin of `value` (an origin or any URL of it), or a ValidationError naming `field`. */
-export function canonicalOrigin (field: string, value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ValidationError(field, 'must be an absolute http(s) URL such as https://api.example.com')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError(field, 'must use http or https')
-  if (url.username !== '' || url.password !== '') throw new ValidationError(field, 'must not contain credentials')
-  const hostname = url.hostname.replace(/\.+$/, '')
-  if (hostname === '') throw new ValidationError(field, 'must name a host')
-  url.hostname = hostname
-  return url.origin
-}
-
-/** The origin of a canonical endpoint (its listings are claimed with it). */
-export function originOf (endpoint: string): string {
-  return new URL(endpoint).origin
 }
 
 /**

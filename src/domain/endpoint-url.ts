@@ -35,18 +35,8 @@ export function normalizePercentEncoding (text: string): string {
  * - at most 2048 characters, counted on the canonical form.
  */
 export function canonicalEndpoint (value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ValidationError('endpoint', 'must be an absolute http(s) URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('endpoint', 'must use http or https')
-  if (url.username !== '' || url.password !== '') throw new ValidationError('endpoint', 'must not contain credentials')
+  const url = parseHttpUrl('endpoint', value, 'must be an absolute http(s) URL')
   if (url.hash !== '') throw new ValidationError('endpoint', 'must not contain a fragment')
-  const hostname = url.hostname.replace(/\.+$/, '')
-  if (hostname === '') throw new ValidationError('endpoint', 'must name a host')
-  url.hostname = ipv4OfMapped(hostname) ?? hostname
   url.hash = ''
   url.pathname = normalizePercentEncoding(url.pathname)
   // `search` is '' for both "no query" and "empty query": assigning it drops a bare '?'.
@@ -56,6 +46,50 @@ export function canonicalEndpoint (value: string): string {
     throw new ValidationError('endpoint', `must be at most ${MAX_ENDPOINT_LENGTH} characters in canonical form (this one has ${canonical.length})`)
   }
   return canonical
+}
+
+/**
+ * `value` parsed as an absolute http(s) URL without credentials, its host in canonical form
+ * (trailing dots removed, an IPv4-mapped IPv6 host written as its IPv4 address), or a
+ * ValidationError naming `field`. Endpoints and origins share it, so one server has one origin.
+ */
+function parseHttpUrl (field: string, value: string, unparsable: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ValidationError(field, unparsable)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError(field, 'must use http or https')
+  if (url.username !== '' || url.password !== '') throw new ValidationError(field, 'must not contain credentials')
+  const hostname = url.hostname.replace(/\.+$/, '')
+  if (hostname === '') throw new ValidationError(field, 'must name a host')
+  url.hostname = ipv4OfMapped(hostname) ?? hostname
+  return url
+}
+
+/**
+ * The canonical origin of `value` (an origin or any URL of it), or a ValidationError naming
+ * `field`: `https://api.example.com`, a port only when not the default, the host as
+ * canonicalEndpoint writes it. Claims, imports and sources name origins with it, so an
+ * origin and the endpoints on it always agree.
+ */
+export function canonicalOrigin (field: string, value: string): string {
+  return parseHttpUrl(field, value, 'must be an absolute http(s) URL such as https://api.example.com').origin
+}
+
+/** The origin of a canonical endpoint (its listings are claimed with it). */
+export function originOf (endpoint: string): string {
+  return new URL(endpoint).origin
+}
+
+/** The canonical origin of any URL, or null for one that is not http(s) (a redirect's target compared with an origin). */
+export function originOfUrl (value: string): string | null {
+  try {
+    return canonicalOrigin('url', value)
+  } catch {
+    return null
+  }
 }
 
 // WHATWG URL writes every IPv4-mapped address in this compressed hex form.

@@ -7,7 +7,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
-import { HttpEndpointProber, type EndpointAnswer } from '../prober/endpoint-prober.js'
+import { HttpEndpointProber, type EndpointAnswer, type OriginDocumentRead } from '../prober/endpoint-prober.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { ServiceMonitor } from '../prober/monitor.js'
 import { ProbeScheduler } from '../prober/scheduler.js'
@@ -17,14 +17,14 @@ declare module 'fastify' {
     prober: {
       /** Probes a target now; stores nothing (used for ownership decisions). */
       probe: (target: ProbeTarget) => Promise<ProbeOutcome>
-      /** Reads an endpoint's 402 answer (guard, cap, budget, parser of every probe) without judging it. */
-      read: (endpoint: string, method: string) => Promise<EndpointAnswer>
+      /** Reads an endpoint's 402 answer (guard, cap, budget, parser of every probe) without judging it; `sameOrigin` when it is proof. */
+      read: (endpoint: string, method: string, options?: { sameOrigin?: boolean }) => Promise<EndpointAnswer>
       /** Records a probe made by `read` + judgeAnswer, applying the lifecycle; the service as stored, null when it is gone. */
       record: (id: string, outcome: ProbeOutcome) => Promise<ServiceRecord | null>
       /** Probes a stored service now, records the probe and applies the lifecycle; null when no service has that id. */
       probeService: (id: string) => Promise<ProbeOutcome | null>
-      /** GETs a small JSON document through the probe client (guard, cap, budget; body at most `maxBytes`). */
-      fetchJson: (url: string, maxBytes: number) => Promise<{ ok: true, document: unknown } | { ok: false, reason: string }>
+      /** GETs a small JSON document the origin of `url` serves itself (guard, cap, budget; body at most `maxBytes`; no redirect off the origin). */
+      fetchOriginDocument: (url: string, maxBytes: number) => Promise<OriginDocumentRead>
       /** Asks for a probe of this service soon (after a 201 or a PATCH) without waiting; a no-op when probing is off. */
       enqueue: (id: string) => void
     }
@@ -44,10 +44,10 @@ export default fp(async function proberPlugin (app: FastifyInstance, opts: { con
 
   app.decorate('prober', {
     probe: async (target: ProbeTarget) => await endpointProber.probe(target),
-    read: async (endpoint: string, method: string) => await endpointProber.read(endpoint, method),
+    read: async (endpoint: string, method: string, options?: { sameOrigin?: boolean }) => await endpointProber.read(endpoint, method, options),
     record: async (id: string, outcome: ProbeOutcome) => await monitor.record(id, outcome),
     probeService: async (id: string) => await monitor.probeService(id),
-    fetchJson: async (url: string, maxBytes: number) => await endpointProber.fetchJson(url, maxBytes),
+    fetchOriginDocument: async (url: string, maxBytes: number) => await endpointProber.fetchOriginDocument(url, maxBytes),
     enqueue: (id: string) => {
       if (intervalMs === 0) return
       // Due in the store, so an external prober sees it too; the local scheduler looks at once.

@@ -9,9 +9,9 @@ import { keptAccepts, parsePaymentAnswer, type PaymentAnswer } from './payment-a
 import { readDiscovery } from './discovery-info.js'
 import { discoveryNote } from '../domain/call-schema.js'
 
-/** An endpoint's answer as read: a valid x402 402 (parsed), or the failed probe saying why not. */
+/** An endpoint's answer as read: a valid x402 402 (parsed, `url` the one that answered it), or the failed probe saying why not. */
 export type EndpointAnswer =
-  | { ok: true, checkedAt: string, latencyMs: number, payment: Extract<PaymentAnswer, { ok: true }> }
+  | { ok: true, checkedAt: string, latencyMs: number, url: string, payment: Extract<PaymentAnswer, { ok: true }> }
   | { ok: false, outcome: ProbeOutcome }
 
 /** The probe of `target` an answer makes: whether it matches the registration, what is kept of it, its call schema. */
@@ -35,6 +35,9 @@ export function judgeAnswer (read: Extract<EndpointAnswer, { ok: true }>, target
   }
 }
 
+/** A document read from an origin: parsed JSON and the URL that served it, or why it could not be read. */
+export type OriginDocumentRead = { ok: true, url: string, document: unknown } | { ok: false, reason: string }
+
 export type HttpProberOptions = Omit<HttpClientOptions, 'userAgent'> & { userAgent?: string }
 
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string, homepage?: string }
@@ -50,17 +53,18 @@ export class HttpEndpointProber implements EndpointProber {
   }
 
   async probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeOutcome> {
-    const read = await this.read(target.endpoint, target.method, signal)
+    const read = await this.read(target.endpoint, target.method, { signal })
     return read.ok ? judgeAnswer(read, target) : read.outcome
   }
 
   /**
    * Requests an endpoint like a paying client and parses its 402 answer, judging nothing
-   * (registration from the endpoint reads the terms before it has any to compare).
+   * (registration from the endpoint reads the terms before it has any to compare). With
+   * `sameOrigin`, a redirect off the endpoint's origin fails the read (the answer is proof).
    */
-  async read (endpoint: string, method: string, signal?: AbortSignal): Promise<EndpointAnswer> {
+  async read (endpoint: string, method: string, options: { signal?: AbortSignal, sameOrigin?: boolean } = {}): Promise<EndpointAnswer> {
     const checkedAt = new Date().toISOString()
-    const answer = await this.#client.request(endpoint, method, signal)
+    const answer = await this.#client.request(endpoint, method, options)
     const failed = (httpStatus: number | null, latencyMs: number | null, reason: string): EndpointAnswer =>
       ({ ok: false, outcome: { checkedAt, httpStatus, x402Version: null, latencyMs, answered402: false, matched: false, reason, accepts: null } })
     if (!answer.ok) return failed(null, answer.latencyMs, answer.reason)
@@ -68,19 +72,21 @@ export class HttpEndpointProber implements EndpointProber {
     const header = answer.headers['payment-required']
     const payment = parsePaymentAnswer(Array.isArray(header) ? header[0] : header, answer.body)
     if (!payment.ok) return failed(402, answer.latencyMs, payment.reason)
-    return { ok: true, checkedAt, latencyMs: answer.latencyMs, payment }
+    return { ok: true, checkedAt, latencyMs: answer.latencyMs, url: answer.url, payment }
   }
 
   /**
-   * GETs a small JSON document (an origin's claim document) through the probe client: the
-   * same SSRF guard, per-address cap, time budget and redirects, the body bounded to `maxBytes`.
+   * GETs a small JSON document an origin publishes about itself (claim tokens, its resource
+   * list) through the probe client: the same SSRF guard, per-address cap and time budget, the
+   * body bounded to `maxBytes`, and redirects only within the URL's own origin (the document
+   * is proof of what the origin says). `url` is the one that served it.
    */
-  async fetchJson (url: string, maxBytes: number): Promise<{ ok: true, document: unknown } | { ok: false, reason: string }> {
-    const answer = await this.#client.request(url, 'GET', undefined, maxBytes)
+  async fetchOriginDocument (url: string, maxBytes: number): Promise<OriginDocumentRead> {
+    const answer = await this.#client.request(url, 'GET', { readBodyUpTo: maxBytes, sameOrigin: true })
     if (!answer.ok) return { ok: false, reason: answer.reason }
     if (answer.status !== 200) return { ok: false, reason: `answered ${answer.status}, not 200` }
     try {
-      return { ok: true, document: JSON.parse(answer.body ?? '') as unknown }
+      return { ok: true, url: answer.url, document: JSON.parse(answer.body ?? '') as unknown }
     } catch {
       return { ok: false, reason: 'the body is not JSON' }
     }

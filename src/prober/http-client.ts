@@ -17,6 +17,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 import { Agent, buildConnector, request, type Dispatcher } from 'undici'
+import { originOfUrl } from '../domain/endpoint-url.js'
 import { BlockedAddressError, classifyAddress, ipLiteral, type AddressVerdict } from './address-guard.js'
 
 export type LookupFunction = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void
@@ -45,6 +46,18 @@ export interface HttpClientOptions {
 export type HttpAnswer =
   | { ok: true, status: number, headers: Record<string, string | string[] | undefined>, body: string | null, url: string, latencyMs: number }
   | { ok: false, reason: string, latencyMs: number | null }
+
+/** How one request is made, beyond the client's options. */
+export interface RequestOptions {
+  signal?: AbortSignal
+  /** Read the body of any answer (a document), up to this many bytes; else only a v1 402's body is read. */
+  readBodyUpTo?: number
+  /**
+   * Follow a redirect only within the first URL's origin (scheme, host, port, canonical):
+   * what proves something about an origin counts only when the origin itself serves it.
+   */
+  sameOrigin?: boolean
+}
 
 export const DEFAULT_MAX_REDIRECTS = 3
 export const DEFAULT_MAX_HEADER_BYTES = 256 * 1024
@@ -229,9 +242,11 @@ export class ProbeHttpClient {
   /**
    * Requests `url` like a paying client (before paying), following redirects; never throws.
    * The body is read for v1 402 answers, or for any answer when `readBodyUpTo` bytes are
-   * asked for (a claim document), within that bound.
+   * asked for (a claim document), within that bound. `url` of the answer is the one that served it.
    */
-  async request (url: string, method: string, signal?: AbortSignal, readBodyUpTo?: number): Promise<HttpAnswer> {
+  async request (url: string, method: string, options: RequestOptions = {}): Promise<HttpAnswer> {
+    const { signal, readBodyUpTo, sameOrigin = false } = options
+    const origin = originOfUrl(url)
     let started = performance.now()
     const elapsed = (): number => Math.round(performance.now() - started)
     const deadline = AbortSignal.timeout(this.#options.timeoutMs)
@@ -269,7 +284,12 @@ export class ProbeHttpClient {
         if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {
           await response.body.dump()
           if (hop >= this.#options.maxRedirects) return { ok: false, reason: `more than ${this.#options.maxRedirects} redirects`, latencyMs: elapsed() }
-          current = new URL(location, parsed).href
+          const next = new URL(location, parsed).href
+          const nextOrigin = originOfUrl(next)
+          if (sameOrigin && nextOrigin !== origin) {
+            return { ok: false, reason: `redirected to ${nextOrigin ?? next} (${next.slice(0, 300)}): only ${origin ?? url}'s own answer counts`, latencyMs: elapsed() }
+          }
+          current = next
           // What fetch does: 303, and 301/302 after a POST, continue as GET.
           if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && currentMethod === 'POST')) currentMethod = 'GET'
           continue

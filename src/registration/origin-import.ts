@@ -8,7 +8,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { CatalogError, OriginDocumentError } from '../errors.js'
-import { canonicalOrigin } from '../domain/claims.js'
+import { canonicalOrigin } from '../domain/endpoint-url.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import {
   MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, retiredFromDocument, type OriginResource
@@ -48,7 +48,7 @@ const CONCURRENCY = 4
 export async function importOrigin (app: FastifyInstance, log: FastifyBaseLogger, ownerId: string | null, originInput: string): Promise<OriginImport> {
   const origin = canonicalOrigin('origin', originInput)
   const document = origin + ORIGIN_DOCUMENT_PATH
-  const fetched = await app.prober.fetchJson(document, MAX_ORIGIN_DOCUMENT_BYTES)
+  const fetched = await app.prober.fetchOriginDocument(document, MAX_ORIGIN_DOCUMENT_BYTES)
   if (!fetched.ok) throw new OriginDocumentError(`${document}: ${fetched.reason}`)
   const read = readOriginDocument(origin, fetched.document)
   if (!read.ok) throw new OriginDocumentError(`${document}: ${read.reason}`)

@@ -8,8 +8,8 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { DuplicateEndpointError, EndpointNotPayableError, EndpointTakenError, ValidationError } from '../errors.js'
-import { applyOriginClaim, assertMayList, originOf } from '../domain/claims.js'
-import { listingResource } from '../domain/endpoint-url.js'
+import { applyOriginClaim, assertMayList } from '../domain/claims.js'
+import { listingResource, originOf } from '../domain/endpoint-url.js'
 import { newServiceId } from '../domain/ids.js'
 import { resolveNetwork } from '../domain/networks.js'
 import { inferenceText, type PrefillInfo, type PrefilledField } from '../domain/listing-text.js'

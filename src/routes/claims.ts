@@ -7,9 +7,9 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
-  CLAIM_EXTENSION_KEY, CLAIM_WELL_KNOWN_PATH, MAX_CLAIM_DOCUMENT_BYTES, canonicalOrigin, claimInstructions, documentClaims, newClaimToken, originOf
+  CLAIM_EXTENSION_KEY, CLAIM_WELL_KNOWN_PATH, MAX_CLAIM_DOCUMENT_BYTES, claimInstructions, documentClaims, newClaimToken
 } from '../domain/claims.js'
-import { canonicalEndpoint } from '../domain/endpoint-url.js'
+import { canonicalEndpoint, canonicalOrigin, originOf } from '../domain/endpoint-url.js'
 import { HttpMethodEnum } from '../domain/http-method.js'
 import { ClaimNotProvenError, ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
@@ -36,7 +36,7 @@ const ClaimSchema = Type.Object({
 const VerifiedSchema = Type.Object({
   origin: Type.String(),
   provenAt: Type.String({ format: 'date-time' }),
-  proof: Type.String({ description: 'Where the token was found' }),
+  proof: Type.String({ description: 'The URL that served the token (a redirect within the origin is followed; one off it proves nothing)' }),
   moved: Type.Array(Type.String(), { description: 'Ids of the listings of the origin that moved to this key' })
 }, { additionalProperties: false })
 
@@ -70,7 +70,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['claims'],
       summary: 'Check the origin publishes this key\'s token; if so, every listing of the origin moves to this key (Bearer API key)',
-      description: `Reads ${CLAIM_WELL_KNOWN_PATH} on the origin (JSON, at most ${MAX_CLAIM_DOCUMENT_BYTES / 1024} KiB, through the prober's SSRF guard and time budget), else the 402 answer of \`endpoint\` (extensions["${CLAIM_EXTENSION_KEY}"]). 422 CLAIM_NOT_PROVEN says what was found instead.`,
+      description: `Reads ${CLAIM_WELL_KNOWN_PATH} on the origin (JSON, at most ${MAX_CLAIM_DOCUMENT_BYTES / 1024} KiB, through the prober's SSRF guard and time budget), else the 402 answer of \`endpoint\` (extensions["${CLAIM_EXTENSION_KEY}"]). Only the origin's own answer counts: a redirect to another origin (scheme, host or port) proves nothing. 422 CLAIM_NOT_PROVEN says what was found instead.`,
       security: [{ bearerAuth: [] }],
       body: VerifyBody,
       response: { 200: VerifiedSchema, 400: ErrorSchema, 401: ErrorSchema, 422: ErrorSchema }
@@ -89,13 +89,13 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const wellKnown = origin + CLAIM_WELL_KNOWN_PATH
     const found: string[] = []
     let proof: string | null = null
-    const document = await app.prober.fetchJson(wellKnown, MAX_CLAIM_DOCUMENT_BYTES)
-    if (document.ok && documentClaims(document.document, claim.token)) proof = wellKnown
+    const document = await app.prober.fetchOriginDocument(wellKnown, MAX_CLAIM_DOCUMENT_BYTES)
+    if (document.ok && documentClaims(document.document, claim.token)) proof = document.url
     else found.push(`${wellKnown}: ${document.ok ? 'does not list the token' : document.reason}`)
     if (proof === null && endpoint !== undefined) {
-      const outcome = await app.prober.probe({ endpoint, method: request.body.method ?? 'GET', network: '', paymentAddress: '', priceAtomic: 0 })
-      if (documentClaims(outcome.extensions?.[CLAIM_EXTENSION_KEY], claim.token)) proof = `${endpoint} (402 extensions["${CLAIM_EXTENSION_KEY}"])`
-      else found.push(`${endpoint}: ${outcome.answered402 ? `its 402 answer's extensions["${CLAIM_EXTENSION_KEY}"] do not list the token` : outcome.reason}`)
+      const read = await app.prober.read(endpoint, request.body.method ?? 'GET', { sameOrigin: true })
+      if (read.ok && documentClaims(read.payment.extensions?.[CLAIM_EXTENSION_KEY], claim.token)) proof = `${read.url} (402 extensions["${CLAIM_EXTENSION_KEY}"])`
+      else found.push(`${endpoint}: ${read.ok ? `its 402 answer's extensions["${CLAIM_EXTENSION_KEY}"] do not list the token` : read.outcome.reason}`)
     }
     if (proof === null) throw new ClaimNotProvenError(`control of ${origin} is not proven: ${found.join('; ')}`)
 

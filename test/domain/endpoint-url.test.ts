@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { canonicalEndpoint, normalizePercentEncoding, MAX_ENDPOINT_LENGTH } from '../../src/domain/endpoint-url.js'
+import { canonicalEndpoint, canonicalOrigin, normalizePercentEncoding, originOf, MAX_ENDPOINT_LENGTH } from '../../src/domain/endpoint-url.js'
 import { API_KEY, build, register, validBody } from '../helper.js'
 
 test('spellings of one endpoint share one canonical form', async (t) => {
@@ -24,6 +24,15 @@ test('spellings of one endpoint share one canonical form', async (t) => {
     ['http://0x7f000001/x', 'http://127.0.0.1/x']
   ]
   for (const [input, canonical] of same) t.equal(canonicalEndpoint(input), canonical, input)
+})
+
+test('an origin is the origin of its canonical endpoints, whatever URL of it is given', async (t) => {
+  for (const input of ['http://[::ffff:127.0.0.1]:8080/x', 'http://[::ffff:7f00:1]:8080', 'http://127.0.0.1.:8080/y?z#f', 'HTTP://0x7f000001:8080']) {
+    t.equal(canonicalOrigin('origin', input), 'http://127.0.0.1:8080', input)
+    t.equal(canonicalOrigin('origin', input), originOf(canonicalEndpoint(input.replace(/#.*$/, ''))), `${input}: the same as its endpoints'`)
+  }
+  t.equal(canonicalOrigin('origin', 'https://API.example.com.:443/a'), 'https://api.example.com')
+  for (const bad of ['ftp://a.example', 'not a url', 'https://u:p@a.example']) t.throws(() => canonicalOrigin('origin', bad), { name: 'ValidationError', field: 'origin' }, bad)
 })
 
 test('what stays distinct', async (t) => {

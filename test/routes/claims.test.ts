@@ -142,3 +142,77 @@ test('a proof landing while a squatter\'s registration probes the endpoint: the 
   t.equal(squat.json().code, 'ORIGIN_CLAIMED')
   t.same((await app.inject('/api/export')).json().items, [], 'no listing of the origin the squatter holds')
 })
+
+test('a proof counts only when the origin itself serves it: a redirect to another origin proves nothing', async (t) => {
+  let token = ''
+  const tokenDocument = (): string => JSON.stringify({ claims: [token] })
+  const answer402 = (extensions: Record<string, unknown>): string => encodePaymentRequiredHeader({
+    x402Version: 2,
+    resource: { url: 'http://127.0.0.1/paid', description: '', mimeType: '' },
+    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: PROVIDER, maxTimeoutSeconds: 60, extra: {} }],
+    extensions
+  } as never)
+  // The attacker's server: it serves the attacker's token both as a document and in a 402's extensions.
+  const attacker = await startHttpServer((req, res) => {
+    if (req.url === '/token') { res.writeHead(200, { 'content-type': 'application/json' }).end(tokenDocument()); return }
+    res.writeHead(402, { 'payment-required': answer402({ 'x402-catalog': { claims: [token] } }) }).end('{}')
+  })
+  t.teardown(attacker.close)
+  // The victim's origin: an open redirect, and a same-origin redirect to its real document.
+  let wellKnownTo = ''
+  const victim = await startHttpServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname === '/.well-known/x402-catalog' && wellKnownTo !== '') { res.writeHead(302, { location: wellKnownTo }).end(); return }
+    if (url.pathname === '/redir') { res.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end(); return }
+    if (url.pathname === '/own-token') { res.writeHead(200, { 'content-type': 'application/json' }).end(tokenDocument()); return }
+    if (url.pathname === '/listed') { res.writeHead(402, { 'payment-required': answer402({}) }).end('{}'); return }
+    res.writeHead(404).end()
+  })
+  t.teardown(victim.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true, apiKeys: [API_KEY, SQUATTER_KEY] })
+  const held = await register(app, validBody({ endpoint: `${victim.origin}/listed`, x402Config: { paymentAddress: PROVIDER, network: 'base' } }))
+  t.equal(held.statusCode, 201, held.body)
+  const id = held.json().id as string
+  token = (await app.inject({ method: 'POST', url: '/api/claims', headers: auth(SQUATTER_KEY), payload: { origin: victim.origin } })).json().token as string
+
+  const verify = async (payload: Record<string, unknown>) => await app.inject({ method: 'POST', url: '/api/claims/verify', headers: auth(SQUATTER_KEY), payload })
+  wellKnownTo = `${attacker.origin}/token`
+  const viaDocument = await verify({ origin: victim.origin })
+  t.equal(viaDocument.statusCode, 422, 'the well-known document redirected to another origin')
+  t.equal(viaDocument.json().code, 'CLAIM_NOT_PROVEN')
+  t.match(viaDocument.json().message, `redirected to ${attacker.origin}`, 'the reason says where the read was sent')
+
+  const viaEndpoint = await verify({ origin: victim.origin, endpoint: `${victim.origin}/redir?to=${encodeURIComponent(`${attacker.origin}/paid`)}` })
+  t.equal(viaEndpoint.statusCode, 422, 'the endpoint redirected to another origin\'s 402')
+  t.match(viaEndpoint.json().message, `redirected to ${attacker.origin}`)
+  const otherScheme = `https://127.0.0.1:${victim.port}`
+  const viaScheme = await verify({ origin: victim.origin, endpoint: `${victim.origin}/redir?to=${encodeURIComponent(`${otherScheme}/paid`)}` })
+  t.match(viaScheme.json().message, `redirected to ${otherScheme}`, 'another scheme is another origin')
+
+  const listing = (await app.inject(`/api/services/${id}`)).json()
+  t.equal(listing.claimed, false, 'nothing moved')
+  const patch = await app.inject({ method: 'PATCH', url: `/api/services/${id}`, headers: auth(API_KEY), payload: { description: 'still mine' } })
+  t.equal(patch.statusCode, 200, 'the holder still writes its listing')
+
+  // A redirect within the origin is followed, and the answer names the URL that served the token.
+  wellKnownTo = '/own-token'
+  const sameOrigin = await verify({ origin: victim.origin })
+  t.equal(sameOrigin.statusCode, 200, sameOrigin.body)
+  t.equal(sameOrigin.json().proof, `${victim.origin}/own-token`, 'proof: the URL that actually served the token')
+  t.same(sameOrigin.json().moved, [id])
+})
+
+test('an origin has one canonical form: an IPv4-mapped host is its IPv4 address for claims and endpoints alike', async (t) => {
+  const claims: string[] = []
+  const server = await startX402Server({ payTo: PROVIDER, claims })
+  t.teardown(server.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true, apiKeys: [API_KEY] })
+  const mapped = `http://[::ffff:127.0.0.1]:${server.port}`
+  const issued = await app.inject({ method: 'POST', url: '/api/claims', headers: auth(API_KEY), payload: { origin: mapped } })
+  t.equal(issued.statusCode, 200)
+  t.equal(issued.json().origin, server.origin, 'stored as the IPv4 origin its endpoints have')
+  claims.push(issued.json().token as string)
+  const verified = await app.inject({ method: 'POST', url: '/api/claims/verify', headers: auth(API_KEY), payload: { origin: mapped, endpoint: `http://[::ffff:7f00:1]:${server.port}/paid` } })
+  t.equal(verified.statusCode, 200, verified.body)
+  t.equal(verified.json().origin, server.origin)
+})

@@ -103,6 +103,15 @@ test('a document that is not JSON, too large, the wrong shape or too long is a 4
   t.teardown(missing.close)
   t.match((await importOrigin(app, missing.origin)).json(), { statusCode: 422, message: /answered 404, not 200/ })
   t.equal((await importOrigin(app, 'ftp://example.com')).statusCode, 400)
+
+  // The origin's document is the origin's word only when the origin serves it: a redirect off it is refused.
+  body = JSON.stringify({ version: 1, resources: ['GET /paid'] })
+  const redirecting = await startHttpServer((_req, res) => { res.writeHead(302, { location: `${server.origin}/.well-known/x402` }).end() })
+  t.teardown(redirecting.close)
+  const redirected = await importOrigin(app, redirecting.origin)
+  t.equal(redirected.statusCode, 422)
+  t.match(redirected.json().message, `redirected to ${server.origin}`, 'the reason says where the read was sent')
+  t.equal(await app.store.latestSeq(), before, 'nothing was written')
 })
 
 test('the import and the endpoint-only registration are in the OpenAPI document', async (t) => {

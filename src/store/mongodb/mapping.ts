@@ -15,7 +15,8 @@ import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ApiKeyRecord } from '../catalog-store.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
-import { originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { originOf } from '../../domain/endpoint-url.js'
 
 export interface ServiceDocument {
   _id: string

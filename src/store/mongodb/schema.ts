@@ -78,7 +78,7 @@ export const SERVICE_VALIDATOR: Document = {
       nameSort: string,
       description: string,
       endpoint: string,
-      // originOf(endpoint) (src/domain/claims.ts): what a proof of the origin finds its listings by.
+      // originOf(endpoint) (src/domain/endpoint-url.ts): what a proof of the origin finds its listings by.
       origin: string,
       resource: string,
       method: { enum: [...HTTP_METHODS] },

@@ -2,7 +2,8 @@
  * ServiceRecord, probes, payments and API keys <-> the SQLite store's rows. Lists and arrays are kept
  * as JSON text, booleans as 0/1, times as ISO text (they sort as they compare).
  */
-import { originOf, type OriginClaim, type ServiceTransfer } from '../../domain/claims.js'
+import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
+import { originOf } from '../../domain/endpoint-url.js'
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { CallSchema, DiscoveryFields } from '../../domain/call-schema.js'
 import type { PrefillInfo } from '../../domain/listing-text.js'

@@ -4,7 +4,7 @@
  * layout (idempotent: every step checks before it changes anything).
  */
 import type Database from 'better-sqlite3'
-import { originOf } from '../../domain/claims.js'
+import { originOf } from '../../domain/endpoint-url.js'
 import { EXTENSION_KEYS, extensionBit, type ExtensionKey } from '../../domain/catalog-query.js'
 import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
