@@ -73,15 +73,36 @@ export function agentView (record: ServiceRecord): Record<string, unknown> {
   }
 }
 
-function result (value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
+export interface CatalogServerOptions {
+  /** Bytes the tool answers of this server (one HTTP request) may take in all; a call past it answers an error. */
+  answerBytes: number
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 // Messages carry words, not the regex (zod's default shows it).
 const ServiceId = z.string().regex(new RegExp(SERVICE_ID_PATTERN), `must be ${SERVICE_ID_WORDS}`).describe('Service id (svc_…), from search_services')
 
-export function createCatalogServer (deps: CatalogDeps, version: string): McpServer {
+export function createCatalogServer (deps: CatalogDeps, version: string, options: CatalogServerOptions): McpServer {
+  let bytesLeft = options.answerBytes
+  /** A tool's answer, its text and structured content the same JSON; an error once the request's answers would pass their bound. */
+  function result (value: Record<string, unknown>): CallToolResult {
+    const text = JSON.stringify(value)
+    // The answer carries the value twice: as structured content, and as text (escaped once more).
+    const bytes = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(text))
+    if (bytes > bytesLeft) {
+      return {
+        isError: true,
+        content: [{
+          type: 'text',
+          text: `answer too large: this answer is ${Math.ceil(bytes / 1024)} KiB and the tool answers of one request may take ` +
+            `${Math.floor(options.answerBytes / 1024)} KiB in all (${Math.floor(Math.max(0, bytesLeft) / 1024)} KiB left); ask for fewer results (limit) or send fewer calls per request`
+        }]
+      }
+    }
+    bytesLeft -= bytes
+    return { content: [{ type: 'text', text }], structuredContent: value }
+  }
+
   const server = new McpServer({ name: 'x402-service-catalog', version }, {
     instructions: 'A catalog of paid HTTP APIs that accept x402 payments (HTTP 402, USDC). Find a service with ' +
       'search_services, then call its endpoint with its method: it answers 402 with payment requirements; pay ' +

@@ -5,8 +5,28 @@
  * state is needed. Answers are plain JSON (no SSE stream): every tool answers at once.
  */
 import type { FastifyPluginAsync } from 'fastify'
+import { ValidationError } from '../errors.js'
+import type { Budget } from '../plugins/rate-limit.js'
 
 const VERSION = '0.1.0'
+
+/** JSON-RPC messages in one POST: agents send one at a time; a batch is a convenience, not a way around the budgets. */
+export const MAX_MCP_BATCH = 16
+/** The tool answers of one POST, in all: a page of 50 search results is ~60 KiB. */
+export const MAX_MCP_ANSWER_BYTES = 1024 * 1024
+
+/**
+ * The budget one JSON-RPC message spends, as the HTTP route it stands for would: a search
+ * with words is an intent search (the same analysis as /api/services/search/intent); every
+ * other call and message is a read.
+ */
+export function budgetOf (message: unknown): Budget {
+  if (typeof message !== 'object' || message === null) return 'read'
+  const { method, params } = message as { method?: unknown, params?: { name?: unknown, arguments?: { query?: unknown } } }
+  if (method !== 'tools/call' || params?.name !== 'search_services') return 'read'
+  const query = params.arguments?.query
+  return typeof query === 'string' && query.trim() !== '' ? 'costly' : 'read'
+}
 
 // The MCP SDK (and zod with it) is ~25 MB of RSS: loaded on the first /mcp request, not
 // in every API process at start.
@@ -19,10 +39,19 @@ const loadMcp = async (): Promise<NonNullable<typeof mcpModules>> => {
 const mcpRoutes: FastifyPluginAsync = async (app) => {
   const deps = { store: app.store, engine: app.searchIndex.engine, tokenizer: app.searchIndex.tokenizer, chainNetworks: app.chainNetworks }
 
-  // Read-only tools: limited as reads per client IP (a POST would count as a write).
-  app.post('/mcp', { schema: { hide: true }, config: { limitAs: 'read' } }, async (request, reply) => {
+  // One POST carries several calls: each message spends the budget of the route it stands for,
+  // instead of the POST counting once.
+  app.post('/mcp', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
+    const messages = Array.isArray(request.body) ? request.body as unknown[] : [request.body]
+    if (messages.length > MAX_MCP_BATCH) throw new ValidationError('body', `a batch of ${messages.length} messages; at most ${MAX_MCP_BATCH} per request`)
+    // Before anything runs: a batch over a budget runs none of its calls.
+    for (const message of messages) {
+      const spent = await app.budgets.spend(request, budgetOf(message))
+      reply.headers(spent.headers)
+      if (spent.error !== null) throw spent.error
+    }
     const [{ StreamableHTTPServerTransport }, { createCatalogServer }] = await loadMcp()
-    const server = createCatalogServer(deps, VERSION)
+    const server = createCatalogServer(deps, VERSION, { answerBytes: MAX_MCP_ANSWER_BYTES })
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     // The transport writes the response itself; headers set by hooks so far (rate limits) go with it.
     reply.hijack()

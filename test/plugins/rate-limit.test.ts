@@ -94,7 +94,7 @@ test('failed authentications are limited per client IP, before any key look-up',
   t.equal((await get(app, '/api/services')).statusCode, 200, 'reads from the limited address go on')
 })
 
-test('MCP is limited as a read per client IP, not as a write', async (t) => {
+test('an MCP message that is not a search spends a read per client IP, not a write', async (t) => {
   const app = await build(t, { seed: 'none', rateLimit: LIMITS })
   const mcp = async (): Promise<LightMyRequestResponse> => await app.inject({
     method: 'POST',

@@ -2,7 +2,10 @@
 import { test } from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { RateLimitConfig } from '../../src/config.js'
+import { MAX_TOOL_RESULTS } from '../../src/mcp/catalog-server.js'
+import { MAX_MCP_ANSWER_BYTES, MAX_MCP_BATCH } from '../../src/routes/mcp.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 import { payToKey } from '../../src/domain/pay-to.js'
 import { build, register, validBody } from '../helper.js'
@@ -146,4 +149,66 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const get = await fetch(`${address}/mcp`)
   t.equal(get.status, 405)
   t.equal(get.headers.get('allow'), 'POST')
+})
+
+/** JSON-RPC tools/call messages of search_services, numbered from `from`. */
+function searches (count: number, args: Record<string, unknown>, from = 1): JSONRPCMessage[] {
+  return Array.from({ length: count }, (_, i) => ({ jsonrpc: '2.0' as const, id: from + i, method: 'tools/call', params: { name: 'search_services', arguments: args } }))
+}
+
+/** Sends one batch through the official client transport and collects the answers it delivers. */
+async function sendBatch (url: URL, batch: JSONRPCMessage[]): Promise<JSONRPCMessage[]> {
+  const transport = new StreamableHTTPClientTransport(url)
+  const answers: JSONRPCMessage[] = []
+  transport.onmessage = (message) => { answers.push(message) }
+  await transport.start()
+  try {
+    await transport.send(batch)
+  } finally {
+    await transport.close()
+  }
+  return answers
+}
+
+test('MCP: every tool call spends the budget of the route it stands for; batches and answers are bounded', async (t) => {
+  const limits: RateLimitConfig = { enabled: true, windowMs: 60_000, reads: 40, intentSearches: 3, writes: 10, authFailures: 10, searches: 100 }
+  const app = await build(t, { rateLimit: limits })
+  await app.searchReady()
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = new URL(`${address}/mcp`)
+
+  const tooLong = sendBatch(url, searches(MAX_MCP_BATCH + 1, { query: 'weather' }))
+  await t.rejects(tooLong, { code: 400, message: /a batch of 17 messages; at most 16 per request/ }, 'a batch over the stated maximum is refused whole')
+
+  const answers = await sendBatch(url, searches(3, { query: 'weather' }))
+  t.equal(answers.length, 3, 'three searches, three answers')
+  t.ok(answers.every((answer) => 'result' in answer && (answer.result as CallToolResult).isError !== true), 'each answered')
+  await t.rejects(sendBatch(url, searches(1, { query: 'weather' }, 10)), { code: 429, message: /at most 3 intent searches per 60 s/ }, 'the fourth search of this address is refused, in a batch or not')
+  const http = await app.inject({ url: '/api/services/search/intent?q=weather', remoteAddress: '127.0.0.1' })
+  t.equal(http.statusCode, 429, 'the MCP searches spent the HTTP intent-search budget of the same address')
+  const listing = await sendBatch(url, searches(2, { category: 'weather', limit: 1 }, 20))
+  t.equal(listing.length, 2, 'a search without words lists, and spends reads instead')
+
+  const client = new Client({ name: 'budget-test-agent', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(url))
+  t.teardown(async () => { await client.close() })
+  await t.rejects(client.callTool({ name: 'search_services', arguments: { query: 'tide' } }), { code: 429 }, 'the official client is told 429')
+  const retryAfter = (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(searches(1, { query: 'x' })) })).headers.get('retry-after')
+  t.ok(Number(retryAfter) > 0 && Number(retryAfter) <= 60, `Retry-After ${String(retryAfter)} within the window`)
+})
+
+test('MCP: the tool answers of one request are bounded in bytes, with an error naming the bound', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const batch = searches(MAX_MCP_BATCH, { limit: MAX_TOOL_RESULTS })
+  const response = await fetch(`${address}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(batch) })
+  t.equal(response.status, 200)
+  const body = await response.text()
+  const answers = JSON.parse(body) as Array<{ result: CallToolResult }>
+  t.equal(answers.length, MAX_MCP_BATCH)
+  const refused = answers.filter((answer) => answer.result.isError === true)
+  t.ok(refused.length > 0 && refused.length < MAX_MCP_BATCH, `the first pages are answered, the rest refused (${refused.length} of ${MAX_MCP_BATCH})`)
+  t.match(JSON.stringify(refused[0]?.result.content), /answer too large.*1024 KiB in all.*fewer results/)
+  t.ok(Buffer.byteLength(body) <= MAX_MCP_ANSWER_BYTES + 64 * 1024, `the whole answer (${Buffer.byteLength(body)} bytes) stays near the bound`)
 })
