@@ -18,6 +18,8 @@ import { chainNetworks } from './chain/config.js'
 import { registerNetworks } from './domain/networks.js'
 import categoryInferencePlugin from './plugins/category-inference.js'
 import originsRoutes from './routes/origins.js'
+import jobsRoutes from './routes/jobs.js'
+import jobsPlugin from './plugins/jobs.js'
 import searchPlugin from './plugins/search.js'
 import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
@@ -123,6 +125,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(categoryInferencePlugin)
   await app.register(proberPlugin, { config })
   await app.register(chainWatcherPlugin, { config })
+  await app.register(jobsPlugin, { answerWithinMs: config.answerWithinMs })
   await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
   if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })
   await app.register(snapshotsPlugin, { dataDir: config.dataDir, maxBytes: config.exportCacheBytes })
@@ -131,6 +134,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(servicesRoutes)
   await app.register(claimsRoutes)
   await app.register(originsRoutes)
+  await app.register(jobsRoutes)
   await app.register(searchRoutes)
   await app.register(exportRoutes)
   await app.register(discoveryRoutes)

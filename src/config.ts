@@ -62,6 +62,8 @@ export interface Config {
   chainPollMs: number
   /** Time a client has to send a whole request (headers and body); the connection is closed past it. */
   requestTimeoutMs: number
+  /** Longest a request that probes many endpoints (an origin import) waits for its job before answering 202. */
+  answerWithinMs: number
 }
 
 /** Requests allowed per window; `enabled: false` (CATALOG_RATE_LIMIT=0) turns every limit off. */
@@ -144,6 +146,7 @@ const ENV = Type.Object({
   CATALOG_RATE_LIMIT_AUTH_FAILURES: integer(20, 1, 1_000_000),
   CATALOG_RATE_LIMIT_SEARCH: integer(1200, 1, 1_000_000),
   CATALOG_REQUEST_TIMEOUT_MS: integer(30_000, 100, 600_000),
+  CATALOG_ANSWER_WITHIN_MS: integer(25_000, 100, 30_000),
   CATALOG_STORE: StringEnum(['sqlite', 'mongodb'], { default: 'sqlite', description: 'sqlite or mongodb' }),
   MONGO_URL: Type.Optional(Type.String({
     description: 'a mongodb:// or mongodb+srv:// URL naming the database, e.g. mongodb://127.0.0.1:27017/catalog?replicaSet=rs0'
@@ -272,6 +275,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
       searches: parsed.CATALOG_RATE_LIMIT_SEARCH
     },
     requestTimeoutMs: parsed.CATALOG_REQUEST_TIMEOUT_MS,
+    answerWithinMs: parsed.CATALOG_ANSWER_WITHIN_MS,
     probeIntervalS: parsed.CATALOG_PROBE_INTERVAL_S,
     probeTimeoutMs: parsed.CATALOG_PROBE_TIMEOUT_MS,
     probeAllowPrivate: parsed.CATALOG_PROBE_ALLOW_PRIVATE === '1',

@@ -1,10 +1,11 @@
 /**
  * POST /api/origins/import: reads an origin's /.well-known/x402 (src/domain/origin-import.ts)
- * through the probe client (SSRF guard, per-address cap, time budget, 256 KiB), then registers
- * each listed resource that answers a valid 402 under the caller's key by the path
- * POST /api/services takes with the endpoint alone. The document is read and checked whole
- * before anything is written: a bad one changes nothing. Listings the caller owns that an
- * earlier import of this document made, and that it no longer lists, become `inactive`.
+ * through the probe client (SSRF guard, per-address cap, time budget, 256 KiB, served by the
+ * origin itself), then registers each listed resource that answers a valid 402 under the
+ * caller's key by the path POST /api/services takes with the endpoint alone. The document is
+ * read and checked whole before anything is written: a bad one changes nothing. Listings the
+ * caller owns that an earlier import of this document made, and that it no longer lists,
+ * become `inactive`. The two steps are apart because the second runs as a job.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { CatalogError, OriginDocumentError } from '../errors.js'
@@ -17,6 +18,7 @@ import { probeTargetOf } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import { judgeAnswer } from '../prober/endpoint-prober.js'
+import type { JobContext } from '../jobs/job-board.js'
 import { pairOf, prepareListing, refreshUsage, storeListing } from './register-listing.js'
 
 export type ImportResult = 'registered' | 'updated' | 'unchanged' | 'refused'
@@ -45,13 +47,27 @@ export interface OriginImport {
 /** Resources handled at once: the probe client's per-address cap bounds the load on the origin anyway. */
 const CONCURRENCY = 4
 
-export async function importOrigin (app: FastifyInstance, log: FastifyBaseLogger, ownerId: string | null, originInput: string): Promise<OriginImport> {
+/** An origin's document, read and checked: what the import then probes. */
+export interface ReadOrigin { origin: string, document: string, resources: OriginResource[] }
+
+/** Reads and checks `{origin}/.well-known/x402`; an OriginDocumentError (422) says what is wrong, and nothing is written. */
+export async function readOrigin (app: FastifyInstance, originInput: string): Promise<ReadOrigin> {
   const origin = canonicalOrigin('origin', originInput)
-  const document = origin + ORIGIN_DOCUMENT_PATH
-  const fetched = await app.prober.fetchOriginDocument(document, MAX_ORIGIN_DOCUMENT_BYTES)
-  if (!fetched.ok) throw new OriginDocumentError(`${document}: ${fetched.reason}`)
+  const url = origin + ORIGIN_DOCUMENT_PATH
+  const fetched = await app.prober.fetchOriginDocument(url, MAX_ORIGIN_DOCUMENT_BYTES)
+  if (!fetched.ok) throw new OriginDocumentError(`${url}: ${fetched.reason}`)
   const read = readOriginDocument(origin, fetched.document)
-  if (!read.ok) throw new OriginDocumentError(`${document}: ${read.reason}`)
+  if (!read.ok) throw new OriginDocumentError(`${url}: ${read.reason}`)
+  return { origin, document: url, resources: read.resources }
+}
+
+/**
+ * Registers or re-reads each resource of a read document under `ownerId`, then retires what an
+ * earlier import listed and this one does not. Once the job's signal aborts (the catalog is
+ * closing), the resources not begun are refused and nothing is retired.
+ */
+export async function importResources (app: FastifyInstance, log: FastifyBaseLogger, ownerId: string | null, read: ReadOrigin, job: JobContext): Promise<OriginImport> {
+  const { origin, document } = read
 
   const listed = new Set<string>()
   const importOne = async (resource: OriginResource): Promise<ImportRow> => {
@@ -84,12 +100,17 @@ export async function importOrigin (app: FastifyInstance, log: FastifyBaseLogger
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, read.resources.length) }, async () => {
     while (next < read.resources.length) {
       const at = next++
-      rows[at] = await importOne(read.resources[at] as OriginResource)
+      const resource = read.resources[at] as OriginResource
+      rows[at] = job.signal.aborted
+        ? { resource: resource.entry, result: 'refused', reason: 'not probed: the catalog was shutting down' }
+        : await importOne(resource)
+      job.advance()
     }
   }))
 
   // What an earlier import of this document listed for this key, and this one does not.
   const inactive: RetiredRow[] = []
+  if (job.signal.aborted) return { origin, document, rows, inactive }
   const now = new Date().toISOString()
   const previous = await app.store.servicesOnOrigin(origin, 10 * MAX_ORIGIN_RESOURCES)
   for (const record of previous) {

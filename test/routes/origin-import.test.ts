@@ -3,11 +3,14 @@
  * resource, re-import updates and retires, and bad documents change nothing.
  */
 import { test } from 'tap'
+import { encodePaymentRequiredHeader } from '@x402/core/http'
 import { API_KEY, build } from '../helper.js'
 import { startHttpServer, startX402Server } from '../support/x402-servers.js'
 import type { FastifyInstance } from 'fastify'
 
 const PAY_TO = '0x3333333333333333333333333333333333333333'
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+const OTHER_KEY = 'other-key-0123456789abcdef'
 
 async function importOrigin (app: FastifyInstance, origin: string, key: string | null = API_KEY) {
   return await app.inject({ method: 'POST', url: '/api/origins/import', headers: key === null ? {} : { authorization: `Bearer ${key}` }, payload: { origin } })
@@ -125,4 +128,47 @@ test('the import and the endpoint-only registration are in the OpenAPI document'
   t.same(post.requestBody.content['application/json'].schema.required, ['endpoint'], 'only the endpoint is required')
   t.ok(post.responses['201'].content['application/json'].schema.properties.categorySource)
   t.ok(post.responses['422'])
+})
+
+test('an import that outlasts the answer bound answers 202 with a job to follow until every row is there', async (t) => {
+  const paths = Array.from({ length: 6 }, (_, i) => `/slow/${i}`)
+  // Each resource answers its 402 after 600 ms; the probe client takes two at a time per address.
+  const slow = await startHttpServer((req, res) => {
+    if (req.url === '/.well-known/x402') { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ version: 1, resources: paths })); return }
+    const answer = encodePaymentRequiredHeader({
+      x402Version: 2,
+      resource: { url: `http://127.0.0.1${req.url ?? '/'}`, description: 'slow', mimeType: '' },
+      accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: {} }]
+    } as never)
+    setTimeout(() => { res.writeHead(402, { 'payment-required': answer }).end('{}') }, 600)
+  })
+  t.teardown(slow.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true, answerWithinMs: 300, apiKeys: [API_KEY, OTHER_KEY] })
+
+  const started = await importOrigin(app, slow.origin)
+  t.equal(started.statusCode, 202, 'answered before every resource was probed')
+  const job = started.json()
+  t.equal(started.headers.location, `/api/jobs/${job.id as string}`, 'Location names the job')
+  t.match(job, { kind: 'origin-import', state: 'running', result: null, progress: { total: 6 } })
+  t.ok(job.progress.done < 6, `${job.progress.done as number} of 6 done when it answered`)
+
+  const follow = async (key = API_KEY) => await app.inject({ url: started.headers.location as string, headers: { authorization: `Bearer ${key}` } })
+  t.equal((await follow(OTHER_KEY)).statusCode, 404, 'another key cannot read the job')
+  t.equal((await app.inject(started.headers.location as string)).statusCode, 401)
+  let view = (await follow()).json()
+  for (let i = 0; i < 200 && view.state === 'running'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    view = (await follow()).json()
+  }
+  t.equal(view.state, 'done')
+  t.same(view.progress, { done: 6, total: 6 })
+  t.same(view.result.rows.map((row: { result: string }) => row.result), Array(6).fill('registered'), 'every row is there')
+  t.equal(await app.store.countServices(), 6)
+
+  // Re-importing within the bound answers the rows themselves.
+  const quick = await startX402Server({ payTo: PAY_TO, wellKnown: () => JSON.stringify({ version: 1, resources: ['GET /paid'] }) })
+  t.teardown(quick.close)
+  const done = await importOrigin(app, quick.origin)
+  t.equal(done.statusCode, 200)
+  t.equal(done.json().rows[0].result, 'registered')
 })
