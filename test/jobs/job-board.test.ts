@@ -11,7 +11,7 @@ test('a key runs a bounded number of jobs; ended jobs are kept a while, then for
   board.start('owner-a', 'origin-import', 1, async () => { await held; return 'b' })
   t.throws(() => board.start('owner-a', 'origin-import', 1, async () => 'c'), { name: 'RateLimitedError', statusCode: 429 }, 'a third running job of one key')
   const other = board.start('owner-b', 'origin-import', 1, async () => { await held; return 'd' })
-  t.throws(() => board.start('owner-c', 'origin-import', 1, async () => 'e'), { statusCode: 429 }, 'the board is full of running jobs')
+  t.throws(() => board.start('owner-c', 'origin-import', 1, async () => 'e'), { name: 'RateLimitedError', statusCode: 429 }, 'the board is full of running jobs')
   t.equal(board.get(a.id, 'owner-b'), null, 'another key does not see the job')
   t.match(board.get(a.id, 'owner-a'), { state: 'running', progress: { done: 0, total: 1 }, result: null, finishedAt: null })
 
