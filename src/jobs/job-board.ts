@@ -5,6 +5,7 @@
  * and kept a while after they end; only the key that started a job can read it.
  */
 import { randomBytes } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
 import { CatalogError, RateLimitedError } from '../errors.js'
 
 export type JobState = 'running' | 'done' | 'failed'
@@ -22,7 +23,8 @@ export interface JobView<T = unknown> {
   /** Units of work (an import's resources) done so far, of `total`. */
   progress: { done: number, total: number }
   result: T | null
-  error: { statusCode: number, code: string, message: string } | null
+  /** The error answer the request would have had. */
+  error: { statusCode: number, code: string, error: string, message: string, field?: string } | null
 }
 
 /** What the work is given: a signal that aborts when the app closes, and a counter of units done. */
@@ -96,9 +98,10 @@ export class JobBoard {
       } catch (err) {
         view.state = 'failed'
         if (err instanceof CatalogError) {
-          view.error = { statusCode: err.statusCode, code: err.code, message: err.message }
+          const { field } = err as CatalogError & { field?: string }
+          view.error = { statusCode: err.statusCode, code: err.code, error: STATUS_CODES[err.statusCode] ?? 'Error', message: err.message, ...(field === undefined ? {} : { field }) }
         } else {
-          view.error = { statusCode: 500, code: 'INTERNAL_ERROR', message: 'the job failed; the server log has the cause' }
+          view.error = { statusCode: 500, code: 'INTERNAL_ERROR', error: 'Internal Server Error', message: 'the job failed; the server log has the cause' }
           this.onUnexpected(err, view)
         }
         return { view, error: err }

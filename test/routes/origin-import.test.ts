@@ -5,6 +5,8 @@
 import { test } from 'tap'
 import { encodePaymentRequiredHeader } from '@x402/core/http'
 import { API_KEY, build } from '../helper.js'
+import { bootstrapOwnerId, hashApiKey } from '../../src/domain/api-keys.js'
+import { OriginDocumentError } from '../../src/errors.js'
 import { startHttpServer, startX402Server } from '../support/x402-servers.js'
 import type { FastifyInstance } from 'fastify'
 
@@ -171,4 +173,14 @@ test('an import that outlasts the answer bound answers 202 with a job to follow 
   const done = await importOrigin(app, quick.origin)
   t.equal(done.statusCode, 200)
   t.equal(done.json().rows[0].result, 'registered')
+})
+
+test('a job that failed shows the error answer its request would have had', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const owner = bootstrapOwnerId(hashApiKey(API_KEY))
+  const job = app.jobs.board.start(owner, 'origin-import', 0, async () => { throw new OriginDocumentError('https://a.example/.well-known/x402: the body is not JSON') })
+  await job.finished
+  const res = await app.inject({ url: `/api/jobs/${job.id}`, headers: { authorization: `Bearer ${API_KEY}` } })
+  t.equal(res.statusCode, 200)
+  t.match(res.json(), { state: 'failed', result: null, error: { statusCode: 422, code: 'INVALID_ORIGIN_DOCUMENT', error: 'Unprocessable Entity', field: 'origin', message: /not JSON; nothing was changed/ } })
 })

@@ -5,6 +5,7 @@ import { REMOVED_FROM_DOCUMENT } from '../../domain/origin-import.js'
 import { ServiceStatusEnum } from '../../domain/service.js'
 import { StringEnum } from '../../domain/string-enum.js'
 import { JOB_KINDS } from '../../jobs/job-board.js'
+import { ErrorSchema } from '../../plugins/errors.js'
 
 const ImportRowSchema = Type.Object({
   resource: Type.String({ description: 'The document\'s entry as written' }),
@@ -28,8 +29,6 @@ export const ImportAnswer = Type.Object({
   }, { additionalProperties: false }), { description: 'This key\'s listings an earlier import of the document made that it no longer lists: now inactive' })
 }, { additionalProperties: false })
 
-const JobError = Type.Object({ statusCode: Type.Integer(), code: Type.String(), message: Type.String() }, { additionalProperties: false })
-
 /** A job, as a request past its answer bound returns it (202) and GET /api/jobs/{id} shows it. */
 export const JobSchema = Type.Object({
   id: Type.String(),
@@ -42,5 +41,5 @@ export const JobSchema = Type.Object({
     total: Type.Integer()
   }, { additionalProperties: false }),
   result: Type.Union([ImportAnswer, Type.Null()], { description: 'The answer the request would have given, once the job is done' }),
-  error: Type.Union([JobError, Type.Null()], { description: 'Why the job failed, as an error answer would say' })
+  error: Type.Union([ErrorSchema, Type.Null()], { description: 'Why the job failed: the error answer the request would have had' })
 }, { additionalProperties: false })
