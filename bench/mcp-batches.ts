@@ -73,7 +73,8 @@ interface ClientStats { batches: number, searches: number, refused: number, maxB
 
 /** One client on its own address: batches back to back until `deadline`. */
 async function client (base: string, index: number, deadline: number): Promise<ClientStats> {
-  const agent = new Agent({ connect: { localAddress: `127.0.0.${2 + index}` } })
+  // undici takes the source address as a client option (inside `connect` it is overwritten).
+  const agent = new Agent({ localAddress: `127.0.0.${2 + index}` })
   const stats: ClientStats = { batches: 0, searches: 0, refused: 0, maxBytes: 0 }
   let next = index * 1000
   try {
