@@ -10,6 +10,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
+COPY indexer indexer
 COPY bench bench
 COPY scripts scripts
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts

@@ -19,14 +19,14 @@
  * docs/benchmarks.md (--out - prints only). It never fails on a figure.
  */
 import { once } from 'node:events'
-import { cpSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { Indexer } from '../src/indexer/indexer.js'
+import { Indexer } from '../indexer/indexer.js'
 import { seedRecords } from '../src/domain/seed.js'
 import { PROJECT_ROOT } from '../src/paths.js'
 import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.js'
@@ -267,7 +267,9 @@ async function baselineCopy (dataDir: string, root: string, n: number): Promise<
   cpSync(dataDir, dir, { recursive: true })
   const dist = join(root, 'dist', 'src')
   const { SqliteSearchEngine: Engine } = await import(join(dist, 'search', 'sqlite', 'engine.js')) as { SqliteSearchEngine: typeof SqliteSearchEngine }
-  const { Indexer: BaselineIndexer } = await import(join(dist, 'indexer', 'indexer.js')) as { Indexer: typeof Indexer }
+  // The baseline may predate the move of the indexer to the top level.
+  const indexerAt = [join(root, 'dist', 'indexer', 'indexer.js'), join(dist, 'indexer', 'indexer.js')].find((path) => existsSync(path)) as string
+  const { Indexer: BaselineIndexer } = await import(indexerAt) as { Indexer: typeof Indexer }
   const { SqliteCatalogStore: Store } = await import(join(dist, 'store', 'sqlite', 'store.js')) as { SqliteCatalogStore: typeof SqliteCatalogStore }
   const store = new Store(dir)
   const engine = new Engine(dir)
@@ -448,7 +450,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     let reindexPeak: number | undefined
     const beforeReindex = rssOf(pid).peak
     if (args['reindex-while-serving'] === 'yes') {
-      const reindex = startChild('reindex', [join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js'), 'reindex'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
+      const reindex = startChild('reindex', [join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js'), 'reindex'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
       const serving = (async () => {
         while (reindex.process.exitCode === null && reindex.process.signalCode === null) {
           await load({ url: api.url, connections: 4, duration: 2, requests: pathStream(writeSearchPaths) }, 20_000)

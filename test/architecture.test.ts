@@ -1,8 +1,9 @@
 /**
- * The layering docs/adapters.md describes, checked on the import graph of src/: no cycle,
- * no adapter importing another adapter, the ports free of adapters and of the analyzer,
- * and no route or MCP tool reaching into the analyzer (they go through the search
- * application entry; the search plugin is where the process loads kuromoji once).
+ * The layering docs/adapters.md describes, checked on the import graph of src/ and indexer/:
+ * no cycle, no adapter importing another adapter, the ports free of adapters and of the
+ * analyzer, no route or MCP tool reaching into the analyzer (they go through the search
+ * application entry; the search plugin is where the process loads kuromoji once), and the
+ * indexer working through the ports.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -10,7 +11,7 @@ import { test } from 'tap'
 import ts from 'typescript'
 import { PROJECT_ROOT } from '../src/paths.js'
 
-const SRC = join(PROJECT_ROOT, 'src')
+const ROOTS = ['src', 'indexer'].map((dir) => join(PROJECT_ROOT, dir))
 
 function sourceFiles (dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,17 +21,17 @@ function sourceFiles (dir: string): string[] {
   })
 }
 
-/** Each file of src/ (relative, e.g. 'store/sqlite/store.ts') with the files of src/ it imports, type-only imports included. */
+/** Each file of src/ and indexer/ (relative to the project, e.g. 'src/store/sqlite/store.ts') with the files it imports, type-only imports included. */
 function importGraph (): Map<string, string[]> {
   const graph = new Map<string, string[]>()
-  for (const file of sourceFiles(SRC)) {
+  for (const file of ROOTS.flatMap(sourceFiles)) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
     const targets = importedFiles
       .map((imported) => imported.fileName)
       .filter((name) => name.startsWith('.'))
-      .map((name) => relative(SRC, normalize(join(dirname(file), name))).replace(/\.js$/, '.ts'))
+      .map((name) => relative(PROJECT_ROOT, normalize(join(dirname(file), name))).replace(/\.js$/, '.ts'))
       .filter((name) => name.endsWith('.ts'))
-    graph.set(relative(SRC, file), targets)
+    graph.set(relative(PROJECT_ROOT, file), targets)
   }
   return graph
 }
@@ -54,7 +55,7 @@ function cycles (graph: Map<string, string[]>): string[][] {
   return found
 }
 
-const ADAPTERS = ['store/sqlite/', 'store/mongodb/', 'search/sqlite/', 'search/meilisearch/']
+const ADAPTERS = ['src/store/sqlite/', 'src/store/mongodb/', 'src/search/sqlite/', 'src/search/meilisearch/']
 const adapterOf = (file: string): string | undefined => ADAPTERS.find((dir) => file.startsWith(dir))
 
 function arrows (graph: Map<string, string[]>, from: (file: string) => boolean, to: (file: string) => boolean): string[] {
@@ -77,19 +78,26 @@ test('no adapter imports another adapter', async (t) => {
 
 test('the ports import no adapter and no analyzer internals', async (t) => {
   const graph = importGraph()
-  const ports = new Set(['store/catalog-store.ts', 'search/search-engine.ts'])
-  t.same(arrows(graph, (file) => ports.has(file), (target) => adapterOf(target) !== undefined || target.startsWith('search/analysis/')), [])
+  const ports = new Set(['src/store/catalog-store.ts', 'src/search/search-engine.ts'])
+  t.same(arrows(graph, (file) => ports.has(file), (target) => adapterOf(target) !== undefined || target.startsWith('src/search/analysis/')), [])
 })
 
 test('routes and MCP reach the analyzer only through the search application entry', async (t) => {
   const graph = importGraph()
-  const serving = (file: string): boolean => file.startsWith('routes/') || file.startsWith('mcp/')
-  t.same(arrows(graph, serving, (target) => target.startsWith('search/analysis/')), [])
+  const serving = (file: string): boolean => file.startsWith('src/routes/') || file.startsWith('src/mcp/')
+  t.same(arrows(graph, serving, (target) => target.startsWith('src/search/analysis/')), [])
+})
+
+test('the indexer reaches stores and engines through the ports; the API runs its loop, never its CLI', async (t) => {
+  const graph = importGraph()
+  t.same(arrows(graph, (file) => file.startsWith('indexer/'), (target) => adapterOf(target) !== undefined), [], 'adapters are chosen by src/adapters.ts')
+  t.same(arrows(graph, (file) => file.startsWith('src/'), (target) => target.startsWith('indexer/') && target !== 'indexer/indexer.ts'), [])
+  t.ok(graph.get('src/plugins/search.ts')?.includes('indexer/indexer.ts'), 'the API process runs the tail loop in-process')
 })
 
 test('the checks see the graph: the store adapter imports the port, the composition root imports adapters', async (t) => {
   const graph = importGraph()
-  t.ok(graph.get('store/sqlite/store.ts')?.includes('store/catalog-store.ts'), 'an import the checks rely on is seen')
-  t.ok((graph.get('adapters.ts') ?? []).some((target) => adapterOf(target) !== undefined), 'adapters.ts is where adapters are chosen')
+  t.ok(graph.get('src/store/sqlite/store.ts')?.includes('src/store/catalog-store.ts'), 'an import the checks rely on is seen')
+  t.ok((graph.get('src/adapters.ts') ?? []).some((target) => adapterOf(target) !== undefined), 'adapters.ts is where adapters are chosen')
   t.same(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']]])), [['a.ts', 'b.ts', 'a.ts']], 'a two-file cycle is found')
 })

@@ -81,7 +81,7 @@ test('start order waits for healthy dependencies', async (t) => {
   t.equal(services.prober?.depends_on?.mongo?.condition, 'service_healthy', 'the prober waits for its store')
   t.equal(services.prober?.depends_on?.api?.condition, 'service_healthy', 'and for the API')
   t.same(services.prober?.healthcheck?.test, ['CMD', 'node', 'dist/src/cli/prober.js', 'check'], 'the prober is healthy while its store answers')
-  t.same(services.indexer?.healthcheck?.test, ['CMD', 'node', 'dist/src/indexer/cli.js', 'status'], 'the indexer while the store and the engine answer')
+  t.same(services.indexer?.healthcheck?.test, ['CMD', 'node', 'dist/indexer/cli.js', 'status'], 'the indexer while the store and the engine answer')
   for (const [name, service] of Object.entries(services)) {
     for (const dependency of Object.keys(service.depends_on ?? {})) t.ok(dependency in services, `${name} depends on a declared service (${dependency})`)
   }
@@ -112,7 +112,7 @@ test('the app reads every variable compose sets, and accepts the values', async 
   t.same(services.api?.ports, [`${api.port}:${api.port}`], 'and is published on port 3000')
   t.equal(api.port, 3000)
   t.equal(api.seed, 'demo', 'with the demo catalog')
-  t.same(services.indexer?.command, ['node', 'dist/src/indexer/cli.js', 'watch'], 'the indexer service runs `npm run indexer -- watch`')
+  t.same(services.indexer?.command, ['node', 'dist/indexer/cli.js', 'watch'], 'the indexer service runs `npm run indexer -- watch`')
   t.equal(api.indexer, 'external', 'so the API does not index')
 })
 
@@ -126,7 +126,7 @@ test('the prober runs exactly once: in its own service, not in the API', async (
   t.equal((services.prober as Service & { deploy?: { replicas?: number } }).deploy?.replicas ?? 1, 1, 'with one replica')
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
   t.equal(scripts.prober, 'node dist/src/cli/prober.js', 'the same entry as npm run prober')
-  t.equal(scripts.indexer, 'node dist/src/indexer/cli.js', 'and the indexer service the same as npm run indexer')
+  t.equal(scripts.indexer, 'node dist/indexer/cli.js', 'and the indexer service the same as npm run indexer')
   const environment = services.prober?.environment ?? {}
   for (const variable of Object.keys(environment)) t.ok(configVariables.has(variable), `prober: ${variable} is read by src/config.ts`)
   const prober = configOf('prober')

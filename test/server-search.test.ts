@@ -40,7 +40,7 @@ test('scaled topology: CATALOG_INDEXER=external with a standalone watcher', asyn
   const created = await (await post(server.url, validBody({ name: 'Platypus Tracker' }))).json() as { id: string }
   const health = await (await fetch(`${server.url}/health`)).json() as { search: { indexer: string, lag: number } }
   t.match(health.search, { indexer: 'external', lag: 1 }, 'without a watcher, the change waits')
-  const watcher = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js'), 'watch'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
+  const watcher = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js'), 'watch'], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
   t.teardown(() => { watcher.kill('SIGKILL') })
   t.ok(await searchUntilFound(server.url, 'platypus', created.id), 'the standalone indexer makes it searchable')
 })

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../src/paths.js'
 import { tempDataDir } from './helper.js'
 import { SERVER_ENTRY } from './server-process.js'
 
-const INDEXER = join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js')
+const INDEXER = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')
 const KEYS = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'keys.js')
 const PROBER = join(PROJECT_ROOT, 'dist', 'src', 'cli', 'prober.js')
 const LIMIT_MS = 30_000

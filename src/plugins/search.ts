@@ -7,7 +7,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
-import { Indexer } from '../indexer/indexer.js'
+import { Indexer } from '../../indexer/indexer.js'
 import { loadTokenizer, type JapaneseTokenizer } from '../search/analysis/tokenizer.js'
 import type { SearchEngine } from '../search/search-engine.js'
 import { searchServiceJson, searchServices, type ServiceJsonSearchResult, type ServiceSearchRequest, type ServiceSearchResult } from '../search/service-search.js'

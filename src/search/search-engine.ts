@@ -1,6 +1,6 @@
 /**
  * The SearchEngine port: a search index mirroring the CatalogStore, fed by the indexer
- * (src/indexer/) from the store's change feed and queried by the API. Documents arrive with
+ * (indexer/) from the store's change feed and queried by the API. Documents arrive with
  * their raw text and its analyzed terms (DocumentTerm) beside the filter and sort fields;
  * queries arrive as analyzed words (QueryWord) plus typed filter, sort and page
  * (src/domain/catalog-query.ts). The types here are the whole contract: the catalog's
@@ -76,7 +76,7 @@ export interface QueryExpansion {
   typos: number
 }
 
-/** One service as the index holds it (built by src/indexer/search-document.ts). */
+/** One service as the index holds it (built by indexer/search-document.ts). */
 export interface SearchDocument {
   id: string
   /** Change-feed sequence number of the service state this document mirrors: a newer document has a higher one. */

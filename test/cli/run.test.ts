@@ -13,7 +13,7 @@ const CLIS: Array<[string, string, RegExp]> = [
   ['keys', join(DIST, 'cli', 'keys.js'), /^usage: npm run keys -- /],
   ['catalog', join(DIST, 'cli', 'catalog.js'), /^usage: npm run catalog -- import FILE/],
   ['prober', join(DIST, 'cli', 'prober.js'), /^usage: npm run prober/],
-  ['indexer', join(DIST, 'indexer', 'cli.js'), /^usage: npm run indexer -- watch \| reindex \| status/],
+  ['indexer', join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js'), /^usage: npm run indexer -- watch \| reindex \| status/],
   ['watcher', join(DIST, 'cli', 'watcher.js'), /^usage: npm run watcher/]
 ]
 

@@ -5,7 +5,7 @@
  * an atomic swap.
  */
 import type { Test } from 'tap'
-import { toSearchDocument } from '../../src/indexer/search-document.js'
+import { toSearchDocument } from '../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { splitQueryWords } from '../../src/search/analysis/analyzer.js'

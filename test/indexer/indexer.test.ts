@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { test } from 'tap'
-import { Indexer } from '../../src/indexer/indexer.js'
-import { toSearchDocument } from '../../src/indexer/search-document.js'
+import { Indexer } from '../../indexer/indexer.js'
+import { toSearchDocument } from '../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { PROJECT_ROOT } from '../../src/paths.js'
@@ -15,7 +15,7 @@ import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
 import { tempDataDir } from '../helper.js'
 
 const run = promisify(execFile)
-const CLI = join(PROJECT_ROOT, 'dist', 'src', 'indexer', 'cli.js')
+const CLI = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')
 const silent = { info: () => {}, error: () => {}, debug: () => {} }
 const demo = readSeedFile('demo')
 

@@ -1,6 +1,6 @@
 /** The search document: the tags and the call schema an endpoint declares, at the description's weight, each after a gap. */
 import { test } from 'tap'
-import { toSearchDocument, SCHEMA_POSITION_GAP } from '../../src/indexer/search-document.js'
+import { toSearchDocument, SCHEMA_POSITION_GAP } from '../../indexer/search-document.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { toMeiliDocument } from '../../src/search/meilisearch/documents.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'

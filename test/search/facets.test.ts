@@ -4,7 +4,7 @@
  * result list, so any engine behind the port is held to the same answer.
  */
 import { test } from 'tap'
-import { toSearchDocument } from '../../src/indexer/search-document.js'
+import { toSearchDocument } from '../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { splitQueryWords } from '../../src/search/analysis/analyzer.js'

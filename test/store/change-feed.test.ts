@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { Indexer } from '../../src/indexer/indexer.js'
+import { Indexer } from '../../indexer/indexer.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'

@@ -18,7 +18,7 @@ export type Feed = Pick<CatalogStore, 'changesSince'>
 
 const key = (change: ServiceChange): string => `${change.id}@${change.seq}`
 
-/** A consumer tailing a feed from 0, as src/indexer/indexer.ts does. */
+/** A consumer tailing a feed from 0, as indexer/indexer.ts does. */
 export class FeedTail {
   #checkpoint = 0
   readonly #seen = new Set<string>()

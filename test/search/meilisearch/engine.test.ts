@@ -7,7 +7,7 @@
  */
 import { test } from 'tap'
 import { MeilisearchApiError, MeilisearchRequestError, type Task } from 'meilisearch'
-import { toSearchDocument } from '../../../src/indexer/search-document.js'
+import { toSearchDocument } from '../../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import { analyzeIntent, splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'

@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { test } from 'tap'
-import { toSearchDocument } from '../../../src/indexer/search-document.js'
+import { toSearchDocument } from '../../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
 import { splitQueryWords } from '../../../src/search/analysis/analyzer.js'

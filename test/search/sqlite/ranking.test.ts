@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { toSearchDocument } from '../../../src/indexer/search-document.js'
+import { toSearchDocument } from '../../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import { splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'

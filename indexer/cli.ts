@@ -4,11 +4,11 @@
  */
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
-import { loadConfig } from '../config.js'
-import { UsageError } from '../errors.js'
-import { loadTokenizer } from '../search/analysis/tokenizer.js'
-import { openCatalogStore, openSearchEngine } from '../adapters.js'
-import { runCli } from '../cli/run.js'
+import { loadConfig } from '../src/config.js'
+import { UsageError } from '../src/errors.js'
+import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
+import { openCatalogStore, openSearchEngine } from '../src/adapters.js'
+import { runCli } from '../src/cli/run.js'
 import { Indexer } from './indexer.js'
 import { progressBar } from './progress.js'
 

@@ -6,9 +6,9 @@
  * counted: the feed may skip numbers.
  */
 import type { Logger } from 'pino'
-import type { CatalogStore, ServiceChange } from '../store/catalog-store.js'
-import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
-import type { SearchDocument, SearchEngine } from '../search/search-engine.js'
+import type { CatalogStore, ServiceChange } from '../src/store/catalog-store.js'
+import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
+import type { SearchDocument, SearchEngine } from '../src/search/search-engine.js'
 import { toSearchDocument } from './search-document.js'
 
 /** Splits a slice of the change feed into documents to upsert and ids to remove. */

@@ -1,12 +1,12 @@
 /** Turns a service record into its search document: filter fields plus analyzed text. */
-import { CATEGORIES } from '../domain/categories.js'
-import type { ServiceRecord } from '../domain/service.js'
-import { analyzeField } from '../search/analysis/analyzer.js'
-import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
-import type { DocumentTerm, SearchDocument } from '../search/search-engine.js'
-import { callSchemaWords, declaredExtensions } from '../domain/call-schema.js'
-import { nameSortKey } from '../domain/sort-keys.js'
-import { payToKey } from '../domain/pay-to.js'
+import { CATEGORIES } from '../src/domain/categories.js'
+import type { ServiceRecord } from '../src/domain/service.js'
+import { analyzeField } from '../src/search/analysis/analyzer.js'
+import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
+import type { DocumentTerm, SearchDocument } from '../src/search/search-engine.js'
+import { callSchemaWords, declaredExtensions } from '../src/domain/call-schema.js'
+import { nameSortKey } from '../src/domain/sort-keys.js'
+import { payToKey } from '../src/domain/pay-to.js'
 
 const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
 
