@@ -250,7 +250,7 @@ async function search () {
   const controller = new AbortController()
   inflight = controller
   // Without a query the catalog is listed (most trusted first) with its facets, to browse.
-  const params = new URLSearchParams({ ...(q === undefined ? {} : { q }), limit: String(PAGE_SIZE), offset: String((current.page - 1) * PAGE_SIZE), facets: 'category,network,status' })
+  const params = new URLSearchParams({ q: q ?? '', limit: String(PAGE_SIZE), offset: String((current.page - 1) * PAGE_SIZE), facets: 'category,network,status' })
   for (const key of [...FILTER_FIELDS, 'maxPricePerRequest', 'sortBy']) if (current[key] !== undefined) params.set(key, current[key])
   els.results.setAttribute('aria-busy', 'true')
   try {

@@ -1,6 +1,9 @@
 /**
- * Bearer API keys. Bootstrap keys come from CATALOG_API_KEYS, operator keys from the
- * store (npm run keys). Only hashes are compared, in constant time; keys are never logged.
+ * Bearer API keys through @fastify/bearer-auth (`addHook: false`: routes opt in with
+ * `onRequest: app.authenticate`; `rfc6749`: the scheme is matched case-insensitively).
+ * Bootstrap keys come from CATALOG_API_KEYS, operator keys from the store (npm run keys):
+ * the plugin's async `auth` hashes the key and looks it up. Only hashes are compared, in
+ * constant time; keys are never logged.
  *
  * Failed authentications are counted per client IP (CATALOG_RATE_LIMIT_AUTH_FAILURES per
  * window): the write limiter counts per key owner, so it runs after authentication and never
@@ -8,6 +11,7 @@
  * included, is a 429 until the window ends, answered before any hash or store look-up.
  */
 import fp from 'fastify-plugin'
+import bearerAuth from '@fastify/bearer-auth'
 import { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bootstrapOwnerId, hashApiKey, sameHash } from '../domain/api-keys.js'
@@ -61,10 +65,40 @@ export class FailureCounter {
   }
 }
 
+/** The owner id of a key, or null when no active key has its hash. */
+async function ownerOfKey (app: FastifyInstance, bootstrapHashes: readonly string[], key: string): Promise<string | null> {
+  const hash = hashApiKey(key)
+  // Visit every bootstrap hash so timing does not reveal which one matched.
+  let bootstrapMatch: string | null = null
+  for (const candidate of bootstrapHashes) {
+    if (sameHash(candidate, hash)) bootstrapMatch = candidate
+  }
+  if (bootstrapMatch !== null) return bootstrapOwnerId(bootstrapMatch)
+  const stored = await app.store.findActiveApiKeyByHash(hash)
+  return stored === null || !sameHash(stored.hash, hash) ? null : stored.id
+}
+
+/** Set on a request whose key the lookup refused, to tell "wrong key" from "no Bearer header". */
+const KEY_REFUSED = Symbol('keyRefused')
+
 export default fp(async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   const bootstrapHashes = opts.apiKeys.map(hashApiKey)
   const failures = opts.failureLimit === undefined ? undefined : new FailureCounter(opts.failureLimit.max, opts.failureLimit.windowMs)
   app.decorateRequest('ownerId', null)
+  await app.register(bearerAuth, {
+    addHook: false,
+    keys: [],
+    specCompliance: 'rfc6749',
+    // 401s are answered and logged as every other error is.
+    verifyErrorLogLevel: null as unknown as string,
+    auth: async (key: string, request: FastifyRequest) => {
+      const ownerId = await ownerOfKey(app, bootstrapHashes, key)
+      if (ownerId === null) (request as FastifyRequest & { [KEY_REFUSED]?: true })[KEY_REFUSED] = true
+      else request.ownerId = ownerId
+      return ownerId !== null
+    }
+  })
+  const verify = app.verifyBearerAuth as NonNullable<typeof app.verifyBearerAuth>
 
   app.decorate('authenticate', async function authenticate (request: FastifyRequest, reply: FastifyReply) {
     const address = normalizeIP(request.ip)
@@ -77,21 +111,10 @@ export default fp(async function authPlugin (app: FastifyInstance, opts: AuthOpt
       failures?.record(address, Date.now())
       return new UnauthorizedError(message)
     }
-    const header = request.headers.authorization
-    const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header)
-    if (match === null) throw refuse('Authorization: Bearer <api key> is required')
-    const hash = hashApiKey(match[1] as string)
-    // Visit every bootstrap hash so timing does not reveal which one matched.
-    let bootstrapMatch: string | null = null
-    for (const candidate of bootstrapHashes) {
-      if (sameHash(candidate, hash)) bootstrapMatch = candidate
-    }
-    if (bootstrapMatch !== null) {
-      request.ownerId = bootstrapOwnerId(bootstrapMatch)
-      return
-    }
-    const stored = await app.store.findActiveApiKeyByHash(hash)
-    if (stored === null || !sameHash(stored.hash, hash)) throw refuse('invalid or revoked API key')
-    request.ownerId = stored.id
+    const failed = await new Promise<Error | undefined>((resolve) => { verify(request, reply, resolve) })
+    if (failed === undefined) return
+    // The lookup failing (a store that is down) is its own error, not a refusal.
+    if (reply.statusCode !== 401) throw failed
+    throw refuse((request as FastifyRequest & { [KEY_REFUSED]?: true })[KEY_REFUSED] === true ? 'invalid or revoked API key' : 'Authorization: Bearer <api key> is required')
   })
 }, { name: 'auth', dependencies: ['store'] })

@@ -31,14 +31,14 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { cache: 'search', rateLimit: app.rateLimits.search },
     schema: {
       tags: ['search'],
-      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts; without q, the catalog listed most trusted first',
+      summary: 'Full-text search across the catalog (keywords split on whitespace; typo-tolerant; last word as prefix), with filters and facet counts; q= (empty) lists the catalog, most trusted first',
       querystring: CatalogSearchQuerySchema,
       response: { 200: CatalogSearchResponse, 400: ErrorSchema }
     }
   }, async (request, reply) => {
     const { q: text, facets: facetsText, parse, ...list } = request.query
-    // No q: the catalog, listed (the search page before anything is typed); a blank q asks for nothing.
-    const q = text === undefined ? '' : requireText('q', text)
+    // An empty q lists the catalog (the search page before anything is typed).
+    const q = text.trim() === '' ? '' : text
     const { filter, sort, page } = toStoreQuery(list)
     const found = await app.searchServiceJson({ text: q, style: 'keywords', filter, sort, page, facets: parseFacets(facetsText), parseConstraints: parse === true })
     return await sendJson(reply as FastifyReply, (serializerOf) => writeCatalogSearch({

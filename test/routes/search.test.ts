@@ -8,16 +8,17 @@ test('search endpoints validate their input and never fail on odd queries', asyn
   await app.searchReady()
   for (const url of ['/api/catalog/search', '/api/services/search/intent']) {
     const missing = await app.inject(url)
-    if (url === '/api/services/search/intent') {
-      t.equal(missing.statusCode, 400, `${url} without q`)
-      t.equal(missing.json().field, 'q')
-    } else {
-      t.equal(missing.statusCode, 200, `${url} without q lists the catalog`)
-    }
+    t.equal(missing.statusCode, 400, `${url} without q`)
+    t.equal(missing.json().field, 'q')
     for (const blank of ['', '%20%20', '%E3%80%80']) {
       const res = await app.inject(`${url}?q=${blank}`)
-      t.equal(res.statusCode, 400, `${url} with blank q "${blank}"`)
-      t.equal(res.json().field, 'q')
+      if (url === '/api/services/search/intent') {
+        t.equal(res.statusCode, 400, `${url} with blank q "${blank}"`)
+        t.equal(res.json().field, 'q')
+      } else {
+        t.equal(res.statusCode, 200, `${url} with blank q "${blank}" lists the catalog`)
+        t.equal(res.json().total, (await app.store.countServices()), 'every service')
+      }
     }
     const long = await app.inject(`${url}?q=${'a'.repeat(201)}`)
     t.equal(long.statusCode, 400, 'over the 200-character cap')
@@ -265,14 +266,14 @@ test('constraints in the request: read, applied, reported; explicit parameters w
   t.ok(intentSchema.required.includes('removed') && intentSchema.required.includes('filters'))
   const catalogParams = spec.paths['/api/catalog/search'].get.parameters as Array<{ name: string, required?: boolean }>
   t.ok(catalogParams.some((p) => p.name === 'parse'), 'catalog search documents parse')
-  t.notOk(catalogParams.find((p) => p.name === 'q')?.required, 'q is optional for catalog search (listing)')
+  t.equal(catalogParams.find((p) => p.name === 'q')?.required, true, 'q is required for catalog search (empty lists)')
 })
 
-test('catalog search without q lists the catalog, most trusted (so verified) first, with facets', async (t) => {
+test('catalog search with an empty q lists the catalog, most trusted (so verified) first, with facets', async (t) => {
   const app = await build(t)
   await app.searchReady()
   const all = (await app.inject('/api/services?limit=100')).json() as Array<{ id: string, status: string, trustScore: number, supportedChains: string[], category: string }>
-  const res = await app.inject('/api/catalog/search?facets=category,network,status&limit=100')
+  const res = await app.inject('/api/catalog/search?q=&facets=category,network,status&limit=100')
   t.equal(res.statusCode, 200)
   const body = res.json() as { query: string, total: number, totalExact: boolean, results: Array<Result & { service: { status: string, trustScore: number } }>, facetDistribution: Record<string, Record<string, number>> }
   t.equal(body.total, all.length, 'every service')
@@ -286,11 +287,11 @@ test('catalog search without q lists the catalog, most trusted (so verified) fir
   t.same(body.facetDistribution.status, byStatus, 'facet counts over the whole catalog')
   t.same(Object.keys(body.facetDistribution).sort(), ['category', 'network', 'status'])
 
-  const weather = (await app.inject('/api/catalog/search?category=weather&facets=status')).json() as typeof body
+  const weather = (await app.inject('/api/catalog/search?q=&category=weather&facets=status')).json() as typeof body
   t.equal(weather.total, all.filter((s) => s.category === 'weather').length, 'filters apply')
   t.same(Object.keys(weather.facetDistribution), ['status'])
   t.ok(weather.results.every((r) => r.service.category === 'weather'))
-  const cheapest = (await app.inject('/api/catalog/search?sortBy=price&limit=5')).json() as typeof body
+  const cheapest = (await app.inject('/api/catalog/search?q=&sortBy=price&limit=5')).json() as typeof body
   const prices = cheapest.results.map((r) => Number(r.service.pricing.pricePerRequest))
   t.same(prices, [...prices].sort((a, b) => a - b), 'an explicit sort wins')
 })

@@ -31,7 +31,7 @@ export const IntentSearchQuerySchema = Type.Object({
 
 /** Catalog search: the list endpoint's filters and orders, plus facet counts for a search page. */
 export const CatalogSearchQuerySchema = Type.Object({
-  q: Type.Optional({ ...QueryText, description: `Search text, at most ${MAX_QUERY_LENGTH} characters. Without q, the catalog is listed (with the filters and facets): most trusted first, so verified services first, unless sortBy says otherwise` }),
+  q: Type.String({ maxLength: MAX_QUERY_LENGTH, description: `Search text, at most ${MAX_QUERY_LENGTH} characters; required. Empty (q=, or only spaces), the catalog is listed for browsing (with the filters and facets): most trusted first, unless sortBy says otherwise` }),
   ...FilterProperties,
   parse: Type.Optional(Type.Boolean({ default: false, description: 'Read constraints from q as intent search does ("cheap", "under $0.01", "on solana", "検証済み"): they become filters and a sort, are taken out of the text, and the answer says so (filters, removed). Explicit parameters win.' })),
   facets: Type.Optional(Type.String({
