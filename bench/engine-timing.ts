@@ -8,8 +8,8 @@ import { once } from 'node:events'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import type { SearchQuery } from '../src/search/search-engine.js'
-import type { SqliteSearchEngine } from '../src/search/sqlite/engine.js'
-import { SEARCH_THREAD_LIMITS } from '../src/search/sqlite/pool.js'
+import type { EmbeddedSearchEngine } from '../src/search/embedded/engine.js'
+import { SEARCH_THREAD_LIMITS } from '../src/search/embedded/thread/pool.js'
 
 export interface EngineTimingInput {
   dataDir: string
@@ -30,9 +30,14 @@ export async function timeEngine (input: EngineTimingInput): Promise<EngineTimes
   return times
 }
 
+/** The embedded engine's class from a module (a baseline build from before the rename exports it as SqliteSearchEngine). */
+export async function loadEngineClass (module: string): Promise<typeof EmbeddedSearchEngine> {
+  const loaded = await import(module) as { EmbeddedSearchEngine?: typeof EmbeddedSearchEngine, SqliteSearchEngine?: typeof EmbeddedSearchEngine }
+  return (loaded.EmbeddedSearchEngine ?? loaded.SqliteSearchEngine) as typeof EmbeddedSearchEngine
+}
+
 async function run (input: EngineTimingInput): Promise<EngineTimes> {
-  const module = input.engineModule ?? new URL('../src/search/sqlite/engine.js', import.meta.url).href
-  const { SqliteSearchEngine: Engine } = await import(module) as { SqliteSearchEngine: typeof SqliteSearchEngine }
+  const Engine = await loadEngineClass(input.engineModule ?? new URL('../src/search/embedded/engine.js', import.meta.url).href)
   const engine = new Engine(input.dataDir)
   await engine.memory()
   for (const query of input.warm) await engine.search(query)

@@ -27,7 +27,7 @@ import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
 import { isJapanese } from '../src/search/analysis/normalize.js'
 import { searchServices } from '../src/search/service-search.js'
-import { SqliteSearchEngine } from '../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../src/search/embedded/engine.js'
 import { SqliteCatalogStore } from '../src/store/sqlite/store.js'
 import { generateServices } from './generate.js'
 import { LANGUAGE_KINDS, languageCases, type LanguageCase, type LanguageKind } from './language-cases.js'
@@ -93,7 +93,7 @@ export async function measureLanguages (baseDir: string, n: number, seed = 7, lo
   for (const kind of LANGUAGE_KINDS) {
     const dataDir = mkdtempSync(join(baseDir, `${kind}-`))
     const store = new SqliteCatalogStore(dataDir)
-    const engine = new SqliteSearchEngine(dataDir)
+    const engine = new EmbeddedSearchEngine(dataDir)
     try {
       const entries = catalogFor(kind, generated)
       sizes[kind] = entries.length

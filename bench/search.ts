@@ -32,16 +32,16 @@ import { PROJECT_ROOT } from '../src/paths.js'
 import { analyzeIntent, splitQueryWords } from '../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { SearchQuery } from '../src/search/search-engine.js'
-import { SqliteSearchEngine } from '../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../src/search/embedded/engine.js'
 import { SqliteCatalogStore } from '../src/store/sqlite/store.js'
 import { captureFixture, startBare } from './bare.js'
-import { timeEngine } from './engine-timing.js'
+import { loadEngineClass, timeEngine } from './engine-timing.js'
 import { generateServices, prng, registrationBody } from './generate.js'
 import { startPaidEndpoints, type PaidEndpoints } from './paid-endpoints.js'
 import { COMMON_SHAPES, INTENT_SHAPES, listPaths, SHAPES, shapeStream, type Shape } from './queries.js'
 import Database from 'better-sqlite3'
-import { Searcher } from '../src/search/sqlite/searcher.js'
-import { SEARCH_FILE } from '../src/search/sqlite/engine.js'
+import { Searcher } from '../src/search/embedded/thread/searcher.js'
+import { SEARCH_FILE } from '../src/search/embedded/engine.js'
 import { API_ENV, API_NODE_FLAGS, children, countNot, cpuShares, fmt, freePort, HOST, load, log, machine, median, pathStream, percentile, startChild, stopChild, table, threadTicks, waitUntil, type Child, type RunStats } from './support.js'
 
 const { values: args } = parseArgs({
@@ -262,11 +262,17 @@ async function measureLocal (dataDir: string, n: number, perShape: number, seed:
  * own indexer: an engine in another layout drops an index it cannot read, so sharing one
  * directory would wipe this build's index (or hand the baseline an empty one).
  */
+/** The embedded engine's module in a baseline build: under search/embedded/, or search/sqlite/ before the rename. */
+function baselineEngineModule (root: string): string {
+  const dist = join(root, 'dist', 'src', 'search')
+  return [join(dist, 'embedded', 'engine.js'), join(dist, 'sqlite', 'engine.js')].find((path) => existsSync(path)) as string
+}
+
 async function baselineCopy (dataDir: string, root: string, n: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'x402-bench-baseline-'))
   cpSync(dataDir, dir, { recursive: true })
   const dist = join(root, 'dist', 'src')
-  const { SqliteSearchEngine: Engine } = await import(join(dist, 'search', 'sqlite', 'engine.js')) as { SqliteSearchEngine: typeof SqliteSearchEngine }
+  const Engine = await loadEngineClass(baselineEngineModule(root))
   // The baseline may predate the move of the indexer to the top level.
   const indexerAt = [join(root, 'dist', 'indexer', 'indexer.js'), join(dist, 'indexer', 'indexer.js')].find((path) => existsSync(path)) as string
   const { Indexer: BaselineIndexer } = await import(indexerAt) as { Indexer: typeof Indexer }
@@ -330,7 +336,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     for (let i = 0; i < n; i += 10_000) await store.insertServices(seedRecords(entries.slice(i, i + 10_000), new Date().toISOString()))
     log(`${n}: stored in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     const tokenizer = await loadTokenizer()
-    const engine = new SqliteSearchEngine(dataDir)
+    const engine = new EmbeddedSearchEngine(dataDir)
     const indexer = new Indexer({ store, engine, tokenizer, logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 })
     started = performance.now()
     await indexer.reindex((done, total) => { if (done % 25_000 < 500 || done === total) log(`${n}: reindex ${done}/${total}`) })
@@ -349,7 +355,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     const baselineRoot = args.baseline === undefined ? undefined : resolve(args.baseline)
     const baselineDir = baselineRoot === undefined ? undefined : await baselineCopy(dataDir, baselineRoot, n)
     if (baselineDir !== undefined) process.on('exit', () => rmSync(baselineDir, { recursive: true, force: true }))
-    const baselineLocal = baselineRoot === undefined || baselineDir === undefined ? undefined : await measureLocalInChild(baselineDir, n, engineQueries, seed, join(baselineRoot, 'dist', 'src', 'search', 'sqlite', 'engine.js'))
+    const baselineLocal = baselineRoot === undefined || baselineDir === undefined ? undefined : await measureLocalInChild(baselineDir, n, engineQueries, seed, baselineEngineModule(baselineRoot))
 
     // ---- servers: default (caches on, search thread), response cache off, bare, baseline
     const apiKey = 'bench-key-0123456789abcdef'

@@ -5,7 +5,7 @@
  */
 import type { Config } from './config.js'
 import type { SearchEngine } from './search/search-engine.js'
-import { SqliteSearchEngine } from './search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from './search/embedded/engine.js'
 import type { CatalogStore } from './store/catalog-store.js'
 import { SqliteCatalogStore } from './store/sqlite/store.js'
 
@@ -33,7 +33,7 @@ export interface OpenedEngine {
 export async function openSearchEngine (config: Pick<Config, 'dataDir' | 'search' | 'searchThreads'>, options: { threads?: number } = {}): Promise<OpenedEngine> {
   switch (config.search.kind) {
     case 'sqlite':
-      return { engine: new SqliteSearchEngine(config.dataDir, { threads: options.threads ?? config.searchThreads }), name: 'sqlite' }
+      return { engine: new EmbeddedSearchEngine(config.dataDir, { threads: options.threads ?? config.searchThreads }), name: 'sqlite' }
     case 'meilisearch': {
       const { MeilisearchEngine } = await import('./search/meilisearch/meili-engine.js')
       return {

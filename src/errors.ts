@@ -122,7 +122,7 @@ export class SearchUnavailableError extends CatalogError {
   }
 }
 
-// In-memory indexes (src/lib/service-index.ts, src/search/sqlite/memory-index.ts).
+// In-memory indexes (src/lib/service-index.ts, src/search/embedded/index/memory-index.ts).
 /** An in-memory index was handed data that breaks what it relies on: a bug in its caller, not client input. */
 export class IndexStateError extends CatalogError {
   constructor (message: string) {

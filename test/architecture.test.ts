@@ -55,7 +55,7 @@ function cycles (graph: Map<string, string[]>): string[][] {
   return found
 }
 
-const ADAPTERS = ['src/store/sqlite/', 'src/store/mongodb/', 'src/search/sqlite/', 'src/search/meilisearch/']
+const ADAPTERS = ['src/store/sqlite/', 'src/store/mongodb/', 'src/search/embedded/', 'src/search/meilisearch/']
 const adapterOf = (file: string): string | undefined => ADAPTERS.find((dir) => file.startsWith(dir))
 
 function arrows (graph: Map<string, string[]>, from: (file: string) => boolean, to: (file: string) => boolean): string[] {

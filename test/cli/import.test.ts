@@ -9,7 +9,7 @@ import { importServices, readItems } from '../../src/cli/import.js'
 import { PROJECT_ROOT } from '../../src/paths.js'
 import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { build, register, tempDataDir, validBody } from '../helper.js'
@@ -58,7 +58,7 @@ test('NDJSON import: valid lines stored in batches, each bad line named with the
   t.equal(post.statusCode, 400)
   t.equal(post.json().message, summary.rejected[0]?.reason)
 
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
   await new Indexer({ store, engine, tokenizer: await loadTokenizer(), logger: silent }).catchUp()
   const found = await engine.search({ words: splitQueryWords('wallaby'), filter: {}, page: { limit: 50, offset: 0 }, prefixLastWord: false })

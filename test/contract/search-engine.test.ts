@@ -7,18 +7,18 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'tap'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { MeilisearchEngine } from '../../src/search/meilisearch/meili-engine.js'
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
 import { tempDataDir } from '../helper.js'
 import { searchEngineContract } from './search-engine.contract.js'
 
 const tokenizer = await loadTokenizer()
 
-test('SqliteSearchEngine', async (t) => {
+test('EmbeddedSearchEngine', async (t) => {
   searchEngineContract(t, {
     tokenizer,
     removals: true,
     open: async (t) => {
-      const engine = new SqliteSearchEngine(tempDataDir(t))
+      const engine = new EmbeddedSearchEngine(tempDataDir(t))
       t.teardown(() => engine.close())
       return engine
     }

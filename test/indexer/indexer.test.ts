@@ -10,7 +10,7 @@ import type { ServiceRecord } from '../../src/domain/service.js'
 import { PROJECT_ROOT } from '../../src/paths.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import type { SearchDocument } from '../../src/search/search-engine.js'
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
 import { tempDataDir } from '../helper.js'
 
@@ -38,7 +38,7 @@ test('the standalone indexer survives kill -9 between batches and converges', as
   t.teardown(() => store.close())
   await store.insertServices(manyRecords(3000))
   const latest = await store.latestSeq()
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
 
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, INDEXER_BATCH_SIZE: '25', LOG_LEVEL: 'warn' }
@@ -69,7 +69,7 @@ test('the standalone indexer survives kill -9 between batches and converges', as
 
 test('replaying a batch is harmless and an older document never overwrites a newer one', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
   const tokenizer = await loadTokenizer()
   const [record] = manyRecords(1) as [ServiceRecord]
@@ -87,7 +87,7 @@ test('replaying a batch is harmless and an older document never overwrites a new
 test('a feed that skips sequence numbers: lag is a bound, catch-up and reindex converge on the store', async (t) => {
   const dataDir = tempDataDir(t)
   const store = new SqliteCatalogStore(dataDir)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(async () => { await engine.close(); await store.close() })
   const tokenizer = await loadTokenizer()
   const [a, b, c] = manyRecords(3) as [ServiceRecord, ServiceRecord, ServiceRecord]
@@ -115,7 +115,7 @@ test('a feed that skips sequence numbers: lag is a bound, catch-up and reindex c
 test('reindex swaps atomically: searches answer from the old index until the new one is complete', async (t) => {
   const dataDir = tempDataDir(t)
   const store = new SqliteCatalogStore(dataDir)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(async () => { await engine.close(); await store.close() })
   const tokenizer = await loadTokenizer()
   const records = manyRecords(120)
@@ -213,13 +213,13 @@ test('an index in an older layout is emptied on open and refilled from the store
   t.teardown(() => store.close())
   await store.insertServices(manyRecords(30))
   const tokenizer = await loadTokenizer()
-  const first = new SqliteSearchEngine(dataDir)
+  const first = new EmbeddedSearchEngine(dataDir)
   await new Indexer({ store, engine: first, tokenizer, logger: silent }).catchUp()
   await first.close()
   const raw = new Database(join(dataDir, 'search.sqlite'))
   raw.prepare("UPDATE meta SET value = 1 WHERE key = 'layout'").run()
   raw.close()
-  const reopened = new SqliteSearchEngine(dataDir)
+  const reopened = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => reopened.close())
   t.same(await reopened.stats(), { documents: 0, checkpoint: 0 }, 'the old layout is not read')
   await new Indexer({ store, engine: reopened, tokenizer, logger: silent }).catchUp()

@@ -10,7 +10,7 @@ import type { ServiceRecord } from '../../src/domain/service.js'
 import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import type { FacetDistribution, SearchQuery } from '../../src/search/search-engine.js'
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
 import type { ServiceFilter } from '../../src/domain/catalog-query.js'
 import { build, tempDataDir } from '../helper.js'
 
@@ -28,7 +28,7 @@ test('engine: facet counts cover every match after the filter, not just the page
   const tokenizer = await loadTokenizer()
   const records = seedRecords(readSeedFile('demo'), new Date().toISOString())
   const byId = new Map(records.map((r) => [r.id, r]))
-  const engine = new SqliteSearchEngine(tempDataDir(t))
+  const engine = new EmbeddedSearchEngine(tempDataDir(t))
   t.teardown(() => engine.close())
   await engine.apply(records.map((record, i) => toSearchDocument(record, i + 1, tokenizer)), records.length)
 

@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { Indexer } from '../../indexer/indexer.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
 import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
 import { DuplicateEndpointError } from '../../src/errors.js'
 import { SqliteCatalogStore, STORE_FILE } from '../../src/store/sqlite/store.js'
@@ -67,7 +67,7 @@ test('a store written before method and payment requirements existed gains the c
 test('the indexer removes deleted services from search and follows updates', async (t) => {
   const dataDir = tempDataDir(t)
   const store = new SqliteCatalogStore(dataDir)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(async () => { await engine.close(); await store.close() })
   await store.insertServices(records)
   const indexer = new Indexer({ store, engine, tokenizer: await loadTokenizer(), logger: silent })

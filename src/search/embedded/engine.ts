@@ -11,26 +11,26 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { IndexStats, SearchDocument, SearchEngine, SearchQuery, SearchResult } from '../search-engine.js'
-import { SearchPool } from './pool.js'
-import { Searcher, type SearcherStats } from './searcher.js'
+import { SearchPool } from './thread/pool.js'
+import { Searcher, type SearcherStats } from './thread/searcher.js'
 import {
   createGeneration, createMeta, dropGeneration, LAYOUT, readMeta, removeDocuments, Statements, writeDocuments, writeMeta
-} from './schema.js'
+} from './persistence/schema.js'
 
 export const SEARCH_FILE = 'search.sqlite'
 
-export interface SqliteSearchEngineOptions {
+export interface EmbeddedSearchEngineOptions {
   /** Search threads, each holding a copy of the in-memory index; 0 searches on the calling thread. */
   threads?: number
 }
 
-export class SqliteSearchEngine implements SearchEngine {
+export class EmbeddedSearchEngine implements SearchEngine {
   readonly #db: Database.Database
   readonly #statements: Statements
   readonly #searcher: Searcher | undefined
   readonly #pool: SearchPool | undefined
 
-  constructor (dataDir: string, options: SqliteSearchEngineOptions = {}) {
+  constructor (dataDir: string, options: EmbeddedSearchEngineOptions = {}) {
     mkdirSync(dataDir, { recursive: true })
     const file = join(dataDir, SEARCH_FILE)
     this.#db = new Database(file)

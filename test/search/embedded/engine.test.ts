@@ -11,9 +11,9 @@ import type { ServiceRecord } from '../../../src/domain/service.js'
 import { splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
 import type { FacetField, SearchDocument, SearchQuery, SearchResult } from '../../../src/search/search-engine.js'
-import { SqliteSearchEngine } from '../../../src/search/sqlite/engine.js'
-import { SEARCH_FILE } from '../../../src/search/sqlite/engine.js'
-import { Searcher } from '../../../src/search/sqlite/searcher.js'
+import { EmbeddedSearchEngine } from '../../../src/search/embedded/engine.js'
+import { SEARCH_FILE } from '../../../src/search/embedded/engine.js'
+import { Searcher } from '../../../src/search/embedded/thread/searcher.js'
 import { tempDataDir } from '../../helper.js'
 
 const demo = readSeedFile('demo')
@@ -47,7 +47,7 @@ const ids = (result: SearchResult): string[] => result.hits.map((hit) => hit.id)
 
 test('a page equals its slice of the full ranking, for a query matching ~90% of services, at any depth', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
   const records = catalog(400)
   await engine.apply(await documents(records), records.length)
@@ -84,7 +84,7 @@ test('a page equals its slice of the full ranking, for a query matching ~90% of 
 
 test('facets count every match after the filter, not just the page', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
   const records = catalog(300)
   await engine.apply(await documents(records), records.length)
@@ -115,8 +115,8 @@ test('facets count every match after the filter, not just the page', async (t) =
 
 test('removals, replays and a second process writing the same index', async (t) => {
   const dataDir = tempDataDir(t)
-  const writer = new SqliteSearchEngine(dataDir)
-  const reader = new SqliteSearchEngine(dataDir)
+  const writer = new EmbeddedSearchEngine(dataDir)
+  const reader = new EmbeddedSearchEngine(dataDir)
   t.teardown(async () => { await writer.close(); await reader.close() })
   const records = catalog(60)
   const docs = await documents(records)
@@ -139,7 +139,7 @@ test('removals, replays and a second process writing the same index', async (t) 
 
 test('searches between writes answer exactly as an engine loaded afresh after them', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
   const records = catalog(300)
   await engine.apply(await documents(records.slice(0, 200)), 200)
@@ -160,8 +160,8 @@ test('searches between writes answer exactly as an engine loaded afresh after th
     const removed = records.slice(100 + round * 4, 104 + round * 4).map((r) => r.id)
     await engine.apply(await documents([...added, ...updated], seq), seq + 100, removed)
     seq += 200
-    const fresh = new SqliteSearchEngine(dataDir)
-    const answers = async (engine: SqliteSearchEngine): Promise<SearchResult[]> => { const out = []; for (const q of queries) out.push(await engine.search(q)); return out }
+    const fresh = new EmbeddedSearchEngine(dataDir)
+    const answers = async (engine: EmbeddedSearchEngine): Promise<SearchResult[]> => { const out = []; for (const q of queries) out.push(await engine.search(q)); return out }
     // t.same: facet values are compared as a map (their order follows when each value was first seen).
     t.same(await answers(engine), await answers(fresh), `round ${round}: every answer equals the fresh engine's`)
     await fresh.close()
@@ -172,7 +172,7 @@ test('searches between writes answer exactly as an engine loaded afresh after th
 
 test('compaction: after many updates the reader reloads itself and answers the same', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
   t.teardown(() => engine.close())
   const records = catalog(100)
   await engine.apply(await documents(records), records.length)
@@ -197,7 +197,7 @@ test('compaction: after many updates the reader reloads itself and answers the s
 
 test('a search thread follows writes, reports its index, and is replaced when it dies', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir, { threads: 1 })
+  const engine = new EmbeddedSearchEngine(dataDir, { threads: 1 })
   t.teardown(() => engine.close())
   const records = catalog(40)
   await engine.apply(await documents(records), records.length)
@@ -214,7 +214,7 @@ test('a search thread follows writes, reports its index, and is replaced when it
 
 test('a search thread answers exactly what a search on the calling thread answers, matched tokens included', async (t) => {
   const dataDir = tempDataDir(t)
-  const engine = new SqliteSearchEngine(dataDir, { threads: 1 })
+  const engine = new EmbeddedSearchEngine(dataDir, { threads: 1 })
   const db = new Database(join(dataDir, SEARCH_FILE))
   t.teardown(async () => { db.close(); await engine.close() })
   const records = catalog(120)
@@ -236,7 +236,7 @@ test('a search thread answers exactly what a search on the calling thread answer
 
 test('after a copy of the index is installed, the thread is told once the searches that waited have resumed', async (t) => {
   const dataDir = tempDataDir(t)
-  const writer = new SqliteSearchEngine(dataDir)
+  const writer = new EmbeddedSearchEngine(dataDir)
   const db = new Database(join(dataDir, SEARCH_FILE))
   t.teardown(async () => { db.close(); await writer.close() })
   const records = catalog(30)

@@ -8,11 +8,11 @@ import { prng } from '../../../bench/generate.js'
 import { extensionBit, type ServiceFilter } from '../../../src/domain/catalog-query.js'
 import { MATCH_EXACTNESS } from '../../../src/search/match-rules.js'
 import type { DocumentTerm, FacetField, MatchKind } from '../../../src/search/search-engine.js'
-import { MemoryIndex, type IndexRow } from '../../../src/search/sqlite/memory-index.js'
-import { planQuery, type PlannedWord } from '../../../src/search/sqlite/query-plan.js'
-import { rank, Scratch, type RankQuery } from '../../../src/search/sqlite/ranking.js'
-import { encodeCategoryTerms, encodeTerms } from '../../../src/search/sqlite/terms.js'
-import { ANY, buildWordSets, EXACT, EXPANDED, extendFilter, FilterSet, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, SETS, strideOf, TEXT, WordSetCache, WordSets, wordKey } from '../../../src/search/sqlite/word-sets.js'
+import { MemoryIndex, type IndexRow } from '../../../src/search/embedded/index/memory-index.js'
+import { planQuery, type PlannedWord } from '../../../src/search/embedded/ranking/query-plan.js'
+import { rank, Scratch, type RankQuery } from '../../../src/search/embedded/ranking/ranking.js'
+import { encodeCategoryTerms, encodeTerms } from '../../../src/search/embedded/index/terms.js'
+import { ANY, buildWordSets, EXACT, EXPANDED, extendFilter, FilterSet, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, SETS, strideOf, TEXT, WordSetCache, WordSets, wordKey } from '../../../src/search/embedded/ranking/word-sets.js'
 
 /** Near spellings (typo candidates), shared beginnings (prefix candidates), category words. */
 const WORDS = ['alpha', 'alpine', 'alphabet', 'beta', 'betta', 'better', 'gamma', 'gamme', 'delta', 'deltas', 'radar', 'weather', 'wether', 'tokyo', 'osaka', 'forecast', 'forecasts', 'sunrise', 'sunset', 'quokka']

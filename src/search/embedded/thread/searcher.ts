@@ -6,14 +6,14 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type Database from 'better-sqlite3'
-import { loadSynonyms } from '../synonyms.js'
-import { PlanCache, planQuery } from './query-plan.js'
-import type { SearchQuery, SearchResult } from '../search-engine.js'
-import { hitOf } from './hits.js'
-import { MemoryIndex } from './memory-index.js'
-import { rank, Scratch } from './ranking.js'
-import { categoriesSince, changesSince, countRows, readRows, Statements } from './schema.js'
-import { mapPacked } from './packed.js'
+import { loadSynonyms } from '../../synonyms.js'
+import { PlanCache, planQuery } from '../ranking/query-plan.js'
+import type { SearchQuery, SearchResult } from '../../search-engine.js'
+import { hitOf } from '../ranking/hits.js'
+import { MemoryIndex } from '../index/memory-index.js'
+import { rank, Scratch } from '../ranking/ranking.js'
+import { categoriesSince, changesSince, countRows, readRows, Statements } from '../persistence/schema.js'
+import { mapPacked } from '../index/packed.js'
 
 /** Rows read per step of a bulk load; searches from the old index run between steps. */
 const LOAD_CHUNK = 2000

@@ -5,7 +5,7 @@
  */
 import { test } from 'tap'
 import { prng } from '../../../bench/generate.js'
-import { TopHeap } from '../../../src/search/sqlite/top-heap.js'
+import { TopHeap } from '../../../src/search/embedded/ranking/top-heap.js'
 
 interface Offer { key: number, rank: number, slot: number }
 

@@ -1,8 +1,8 @@
 /** What a ranked document shows: its score and how each query word met it (page only). */
-import { MATCH_EXACTNESS } from '../match-rules.js'
+import { MATCH_EXACTNESS } from '../../match-rules.js'
 import type { PlannedWord } from './query-plan.js'
-import { SEARCH_ATTRIBUTES, type MatchedToken, type SearchHit } from '../search-engine.js'
-import { DESCRIPTION_BIT, slotOf, type MemoryIndex } from './memory-index.js'
+import { SEARCH_ATTRIBUTES, type MatchedToken, type SearchHit } from '../../search-engine.js'
+import { DESCRIPTION_BIT, slotOf, type MemoryIndex } from '../index/memory-index.js'
 import { MAX_DISTANCE, MAX_QUERY_WORDS, type RankedDoc } from './ranking.js'
 
 const NAME = SEARCH_ATTRIBUTES.indexOf('name')

@@ -6,8 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { serveRpc } from '../../lib/worker-rpc.js'
-import { releaseGarbage } from '../../release-garbage.js'
+import { serveRpc } from '../../../lib/worker-rpc.js'
+import { releaseGarbage } from '../../../release-garbage.js'
 import { Searcher } from './searcher.js'
 import { toWire } from './wire.js'
 import type { WorkerAnswer, WorkerRequest } from './pool.js'

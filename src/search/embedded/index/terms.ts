@@ -2,7 +2,7 @@
  * How a document's analyzed terms are stored in SQLite (the durable form) and read back
  * into the in-memory postings: per attribute, a flat list of terms and position codes.
  */
-import type { DocumentTerm } from '../search-engine.js'
+import type { DocumentTerm } from '../../search-engine.js'
 
 /**
  * The first few forms of a word (surface, base form, reading, …) carry its position, for

@@ -3,15 +3,15 @@ import { toSearchDocument } from '../../../indexer/search-document.js'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import { splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
-import { SqliteSearchEngine } from '../../../src/search/sqlite/engine.js'
+import { EmbeddedSearchEngine } from '../../../src/search/embedded/engine.js'
 import { tempDataDir } from '../../helper.js'
 import { prng } from '../../../bench/generate.js'
-import { PlanCache, planQuery, segment } from '../../../src/search/sqlite/query-plan.js'
+import { PlanCache, planQuery, segment } from '../../../src/search/embedded/ranking/query-plan.js'
 import { explainMatch } from '../../../src/search/reason.js'
 import type { MatchedToken } from '../../../src/search/search-engine.js'
 import { boundedDistance, typoBudget, typosBetween } from '../../../src/search/match-rules.js'
-import { sameStartTypos } from '../../../src/search/sqlite/typo.js'
-import { Vocabulary } from '../../../src/search/sqlite/vocabulary.js'
+import { sameStartTypos } from '../../../src/search/embedded/index/typo.js'
+import { Vocabulary } from '../../../src/search/embedded/index/vocabulary.js'
 
 test("Meilisearch's typo budget", async (t) => {
   t.equal(typoBudget('smss'), 0, '1–4 characters: no typo')
@@ -159,7 +159,7 @@ test('the allocation-free typo count agrees with the reference one', async (t) =
 })
 
 test('a service whose only link to the query is its category ranks below every service whose name or description matches', async (t) => {
-  const engine = new SqliteSearchEngine(tempDataDir(t))
+  const engine = new EmbeddedSearchEngine(tempDataDir(t))
   t.teardown(() => engine.close())
   const base = readSeedFile('demo')[0] as ReturnType<typeof readSeedFile>[number]
   const entry = (slug: string, category: string, name: string, description: string): typeof base =>

@@ -1,5 +1,5 @@
 /** The embedded engine's fast typo scan over the vocabulary, under Meilisearch's rules (../match-rules.ts). */
-import { typoBudget, typosBetween } from '../match-rules.js'
+import { typoBudget, typosBetween } from '../../match-rules.js'
 
 const SURROGATE = /[\uD800-\uDFFF]/
 let rows: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0)]

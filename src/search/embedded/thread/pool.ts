@@ -3,9 +3,9 @@
  * the thread with the fewest queries pending; a thread that dies fails only its pending
  * queries and is replaced by the next query (src/lib/worker-rpc.ts).
  */
-import { SearchUnavailableError } from '../../errors.js'
-import { WorkerRpc } from '../../lib/worker-rpc.js'
-import type { SearchQuery, SearchResult } from '../search-engine.js'
+import { SearchUnavailableError } from '../../../errors.js'
+import { WorkerRpc } from '../../../lib/worker-rpc.js'
+import type { SearchQuery, SearchResult } from '../../search-engine.js'
 import type { SearcherStats } from './searcher.js'
 import { fromWire, type WireResult } from './wire.js'
 

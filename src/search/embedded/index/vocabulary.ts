@@ -4,7 +4,7 @@
  * bucketed by first character for typo scans.
  */
 import { popcount } from './bits.js'
-import { typoBudget, typosBetween } from '../match-rules.js'
+import { typoBudget, typosBetween } from '../../match-rules.js'
 import { sameStartTypos } from './typo.js'
 
 export interface TypoCandidate {

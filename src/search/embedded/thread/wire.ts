@@ -5,8 +5,8 @@
  * Here each page's strings go once into a table and every matched token is four numbers in
  * one Int32Array, which is cloned as bytes.
  */
-import { MATCH_EXACTNESS } from '../match-rules.js'
-import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchHit, type SearchResult } from '../search-engine.js'
+import { MATCH_EXACTNESS } from '../../match-rules.js'
+import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchHit, type SearchResult } from '../../search-engine.js'
 
 /** Every match kind: the keys of a record the compiler keeps complete. */
 const KINDS = Object.keys(MATCH_EXACTNESS) as MatchKind[]

@@ -10,9 +10,9 @@
  * from SQLite in the background and swaps it in (compaction), so postings stay append-only
  * and sorted by slot without ever being rewritten in place.
  */
-import { IndexStateError } from '../../errors.js'
-import { ServiceColumns, type ServiceKeys } from '../../lib/service-columns.js'
-import { compareText } from '../../domain/sort-keys.js'
+import { IndexStateError } from '../../../errors.js'
+import { ServiceColumns, type ServiceKeys } from '../../../lib/service-columns.js'
+import { compareText } from '../../../domain/sort-keys.js'
 import { Vocabulary } from './vocabulary.js'
 import { BIGRAM, type EncodedTerms } from './terms.js'
 

@@ -1,9 +1,9 @@
 /** The in-memory index's building blocks: stored term encoding, posting lists, slots. */
 import { test } from 'tap'
-import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexRow } from '../../../src/search/sqlite/memory-index.js'
-import type { PlannedWord } from '../../../src/search/sqlite/query-plan.js'
-import { rank, Scratch, type RankedDoc } from '../../../src/search/sqlite/ranking.js'
-import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } from '../../../src/search/sqlite/terms.js'
+import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexRow } from '../../../src/search/embedded/index/memory-index.js'
+import type { PlannedWord } from '../../../src/search/embedded/ranking/query-plan.js'
+import { rank, Scratch, type RankedDoc } from '../../../src/search/embedded/ranking/ranking.js'
+import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } from '../../../src/search/embedded/index/terms.js'
 import { prng } from '../../../bench/generate.js'
 
 test('stored terms: the first four forms of a word keep its position, further forms and bigrams do not', async (t) => {

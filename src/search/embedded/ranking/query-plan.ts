@@ -4,12 +4,12 @@
  * typo candidates from the index vocabulary. A Japanese word the index does not hold
  * whole (天気予報, てんきよほう) is segmented into the longest terms it does hold.
  */
-import { isJapanese, katakanaSpelling } from '../analysis/normalize.js'
-import { MATCH_EXACTNESS } from '../match-rules.js'
-import type { MatchKind, QueryExpansion, QueryWord } from '../search-engine.js'
+import { isJapanese, katakanaSpelling } from '../../analysis/normalize.js'
+import { MATCH_EXACTNESS } from '../../match-rules.js'
+import type { MatchKind, QueryExpansion, QueryWord } from '../../search-engine.js'
 import { LRUCache } from 'lru-cache'
-import type { Vocabulary } from './vocabulary.js'
-import { mapPacked } from './packed.js'
+import type { Vocabulary } from '../index/vocabulary.js'
+import { mapPacked } from '../index/packed.js'
 
 export interface TermCandidate {
   readonly term: string

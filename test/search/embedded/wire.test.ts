@@ -3,7 +3,7 @@ import { test } from 'tap'
 import { prng } from '../../../bench/generate.js'
 import { MATCH_EXACTNESS } from '../../../src/search/match-rules.js'
 import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type SearchResult } from '../../../src/search/search-engine.js'
-import { fromWire, toWire } from '../../../src/search/sqlite/wire.js'
+import { fromWire, toWire } from '../../../src/search/embedded/thread/wire.js'
 
 const KINDS = Object.keys(MATCH_EXACTNESS) as MatchKind[]
 

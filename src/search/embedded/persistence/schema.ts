@@ -8,10 +8,10 @@
  * the current one, then `meta.generation` switches in one transaction.
  */
 import type Database from 'better-sqlite3'
-import type { SearchDocument } from '../search-engine.js'
-import { extensionMask } from '../../domain/catalog-query.js'
-import type { IndexRow } from './memory-index.js'
-import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from './terms.js'
+import type { SearchDocument } from '../../search-engine.js'
+import { extensionMask } from '../../../domain/catalog-query.js'
+import type { IndexRow } from '../index/memory-index.js'
+import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from '../index/terms.js'
 
 /** Bumped when the layout (or what a document holds: 6, tags and extensions) changes; an index in another layout is rebuilt from the store. */
 export const LAYOUT = 6

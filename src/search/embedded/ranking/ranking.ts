@@ -11,17 +11,17 @@
  * per document (word positions), into the same bit planes, in each bucket the page reaches
  * it with; small buckets, and trust and id at the end, are ranked per document.
  */
-import { popcount } from './bits.js'
+import { popcount } from '../index/bits.js'
 import type { PlannedWord } from './query-plan.js'
-import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../search-engine.js'
-import type { Page, ServiceFilter, ServiceSort } from '../../domain/catalog-query.js'
-import { compareText } from '../../domain/sort-keys.js'
-import { MATCH_EXACTNESS } from '../match-rules.js'
-import type { Dimension } from '../../lib/service-columns.js'
-import type { MemoryIndex } from './memory-index.js'
+import { FACET_FIELDS, type FacetDistribution, type FacetField } from '../../search-engine.js'
+import type { Page, ServiceFilter, ServiceSort } from '../../../domain/catalog-query.js'
+import { compareText } from '../../../domain/sort-keys.js'
+import { MATCH_EXACTNESS } from '../../match-rules.js'
+import type { Dimension } from '../../../lib/service-columns.js'
+import type { MemoryIndex } from '../index/memory-index.js'
 import { ANY, ATTRIBUTES, EXACT, EXPANDED, FAR, NAME, NAME_OR_CATEGORY, NO_TYPO, ONE_TYPO, SETS, TEXT, WordSetCache, type WordSets } from './word-sets.js'
 import { TopHeap } from './top-heap.js'
-import { mapPacked } from './packed.js'
+import { mapPacked } from '../index/packed.js'
 
 /** Word distance at and beyond which two words count as unrelated (Meilisearch caps proximity too). */
 export const MAX_DISTANCE = 8

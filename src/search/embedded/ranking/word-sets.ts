@@ -14,11 +14,11 @@
  * set also clears the slots removed since. (A dead slot may stay in a word's sets, as it
  * does in a fresh build: the filter's set masks it.)
  */
-import type { ServiceFilter } from '../../domain/catalog-query.js'
-import { MATCH_EXACTNESS } from '../match-rules.js'
-import { popcount } from './bits.js'
+import type { ServiceFilter } from '../../../domain/catalog-query.js'
+import { MATCH_EXACTNESS } from '../../match-rules.js'
+import { popcount } from '../index/bits.js'
 import type { PlannedWord } from './query-plan.js'
-import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from './memory-index.js'
+import { DESCRIPTION_BIT, NO_POSITION, slotOf, type MemoryIndex } from '../index/memory-index.js'
 import type { TermCandidate } from './query-plan.js'
 
 /** The sets of a word, in this order (WordSets.offsets says where each lies in its bits). */
