@@ -18,7 +18,7 @@ import type { ChainConfig } from './config.js'
 import { EvmNetworkWatcher } from './evm-watcher.js'
 import { describeRpcError } from './rpc-errors.js'
 import { ViemChainRpc, type ChainRpc } from './rpc.js'
-import { refreshUsage } from '../usage/service-usage.js'
+import { refreshUsage } from '../application/usage.js'
 
 export const LEASE_NAME = 'chain-watcher'
 const HOUR_MS = 3600 * 1000

@@ -7,7 +7,7 @@ import { openCatalogStore } from '../adapters.js'
 import { chainNetworks } from '../chain/config.js'
 import { registerNetworks } from '../domain/networks.js'
 import { UsageError } from '../errors.js'
-import { DEFAULT_IMPORT_BATCH, importServices, readItems } from './import.js'
+import { DEFAULT_IMPORT_BATCH, importServices, readItems } from '../application/import-file.js'
 import { runCli } from './run.js'
 
 /** Rejected lines listed one by one; beyond this only their count. */

@@ -40,7 +40,7 @@ export const NAME_FROM_TEXT = 80
 
 export const PrefilledFieldEnum = StringEnum(PREFILLABLE_FIELDS)
 
-/** Category inference (app.inferCategory, src/registration/category-inference.ts): a category id for a listing's text. */
+/** Category inference (app.inferCategory, src/search/category-inference.ts): a category id for a listing's text. */
 export type CategoryInferrer = (text: string) => string
 
 /** The text a category is inferred from: name, description and tags. */

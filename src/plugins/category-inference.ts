@@ -1,10 +1,10 @@
 /**
  * app.inferCategory: a listing's category from its text, for registrations that give none
- * (src/registration/category-inference.ts), built once on the search plugin's tokenizer.
+ * (src/search/category-inference.ts), built once on the search plugin's tokenizer.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { CategoryInference } from '../registration/category-inference.js'
+import { CategoryInference } from '../search/category-inference.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

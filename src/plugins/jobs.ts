@@ -1,11 +1,11 @@
 /**
- * app.jobs: the board of jobs for requests that probe many endpoints (src/jobs/job-board.ts),
+ * app.jobs: the board of jobs for requests that probe many endpoints (src/application/jobs.ts),
  * and `answerWithin`, which answers such a request with the job's result when it ends within
  * CATALOG_ANSWER_WITHIN_MS of the request's start, or else 202 with the job to follow.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { JobBoard, type JobEnd, type JobView } from '../jobs/job-board.js'
+import { JobBoard, type JobEnd, type JobView } from '../application/jobs.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

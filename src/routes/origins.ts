@@ -1,9 +1,9 @@
-/** /api/origins/import: register every paid resource an origin lists at /.well-known/x402 (src/registration/origin-import.ts). */
+/** /api/origins/import: register every paid resource an origin lists at /.well-known/x402 (src/application/import-origin.ts). */
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, REMOVED_FROM_DOCUMENT } from '../domain/origin-import.js'
+import { MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, REMOVED_FROM_DOCUMENT } from '../domain/origin-document.js'
 import { NoQuerySchema } from '../domain/service-query.js'
-import { importResources, readOrigin } from '../registration/origin-import.js'
+import { importResources, readOrigin } from '../application/import-origin.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { ImportAnswer, JobSchema } from './schemas/origin-import.js'
 

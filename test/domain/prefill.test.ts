@@ -3,7 +3,7 @@ import { chooseRequirement, listingText, nameFromDescription, nameFromEndpoint, 
 import { answerTextOf } from '../../src/prober/answer-text.js'
 import type { PaymentRequirement } from '../../src/domain/probe.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
-import { CategoryInference } from '../../src/registration/category-inference.js'
+import { CategoryInference } from '../../src/search/category-inference.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 
 const BASE_USDC = resolveNetwork('base')?.usdc as string

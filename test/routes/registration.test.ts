@@ -189,7 +189,7 @@ test('a registration hears of every problem at once, in plain words', async (t) 
 test('query mistakes are told in plain words, never as a regular expression', async (t) => {
   const app = await build(t, { seed: 'none' })
   const message = async (url: string): Promise<string> => (await app.inject(url)).json().message as string
-  t.equal(await message('/api/catalog/search?q='), 'q: must not be empty')
+  t.equal(await message('/api/services/search/intent?q='), 'q: must not be empty')
   t.equal(await message('/api/catalog/search?q=tea&maxPricePerRequest=cheap'), 'maxPricePerRequest: must be a decimal number such as 0.01')
   t.equal(await message('/api/services?maxPricePerRequest=1e-3'), 'maxPricePerRequest: must be a decimal number such as 0.01')
   t.equal(await message('/api/services?limit=0'), 'limit: must be at least 1')

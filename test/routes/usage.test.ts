@@ -9,7 +9,7 @@ import { HTTPFacilitatorClient } from '@x402/core/http'
 import { ResourceInfoSchema } from '@x402/core/schemas'
 import { withBazaar } from '@x402/extensions/bazaar'
 import type { PaymentRecord } from '../../src/domain/payment.js'
-import { refreshUsage } from '../../src/usage/service-usage.js'
+import { refreshUsage } from '../../src/application/usage.js'
 import { API_KEY, build, register, validBody } from '../helper.js'
 
 const BASE = 'eip155:8453'

@@ -1,10 +1,10 @@
 /** Response schemas of an origin import: its answer, and the job it runs as past the answer bound. */
 import { Type } from '@sinclair/typebox'
 import { HttpMethodEnum } from '../../domain/http-method.js'
-import { REMOVED_FROM_DOCUMENT } from '../../domain/origin-import.js'
+import { REMOVED_FROM_DOCUMENT } from '../../domain/origin-document.js'
 import { ServiceStatusEnum } from '../../domain/service.js'
 import { StringEnum } from '../../domain/string-enum.js'
-import { JOB_KINDS } from '../../jobs/job-board.js'
+import { JOB_KINDS } from '../../application/jobs.js'
 import { ErrorSchema } from '../../plugins/errors.js'
 
 const ImportRowSchema = Type.Object({

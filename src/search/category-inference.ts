@@ -6,9 +6,9 @@
  * little), names twice their description; the highest score wins, `other` when nothing matches.
  */
 import { CATEGORIES } from '../domain/categories.js'
-import { analyzeField, ENGLISH_FILLER_WORDS, JAPANESE_FILLER_WORDS } from '../search/analysis/analyzer.js'
-import type { JapaneseTokenizer } from '../search/analysis/tokenizer.js'
-import { loadSynonyms } from '../search/synonyms.js'
+import { analyzeField, ENGLISH_FILLER_WORDS, JAPANESE_FILLER_WORDS } from './analysis/analyzer.js'
+import type { JapaneseTokenizer } from './analysis/tokenizer.js'
+import { loadSynonyms } from './synonyms.js'
 
 const FALLBACK = 'other'
 const IGNORED = new Set([...ENGLISH_FILLER_WORDS, ...JAPANESE_FILLER_WORDS, 'data', 'other', 'etc', 'paid'])

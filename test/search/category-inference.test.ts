@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
-import { CategoryInference } from '../../src/registration/category-inference.js'
+import { CategoryInference } from '../../src/search/category-inference.js'
 
 test('a listing\'s text finds its category in English and Japanese, and `other` when nothing fits', async (t) => {
   const inference = new CategoryInference(await loadTokenizer())

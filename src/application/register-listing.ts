@@ -19,7 +19,7 @@ import { probeTargetOf, type ProbeOutcome } from '../domain/probe.js'
 import { buildServiceRecord, normalizeEndpoint, type RegistrationBody, type RegistrationRequest } from '../domain/registration.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { judgeAnswer, type EndpointAnswer } from '../prober/endpoint-prober.js'
-import { refreshUsageOfPairs, type PayToPair } from '../usage/service-usage.js'
+import { refreshUsageOfPairs, type PayToPair } from './usage.js'
 
 export const pairOf = (record: ServiceRecord): PayToPair => ({ network: record.network, payTo: record.paymentAddress })
 

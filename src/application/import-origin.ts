@@ -1,5 +1,5 @@
 /**
- * POST /api/origins/import: reads an origin's /.well-known/x402 (src/domain/origin-import.ts)
+ * POST /api/origins/import: reads an origin's /.well-known/x402 (src/domain/origin-document.ts)
  * through the probe client (SSRF guard, per-address cap, time budget, 256 KiB, served by the
  * origin itself), then registers each listed resource that answers a valid 402 under the
  * caller's key by the path POST /api/services takes with the endpoint alone. The document is
@@ -13,12 +13,12 @@ import { canonicalOrigin } from '../domain/endpoint-url.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import {
   MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, retiredFromDocument, type OriginResource
-} from '../domain/origin-import.js'
+} from '../domain/origin-document.js'
 import { probeTargetOf } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import { judgeAnswer } from '../prober/endpoint-prober.js'
-import type { JobContext } from '../jobs/job-board.js'
+import type { JobContext } from './jobs.js'
 import { pairOf, prepareListing, refreshUsage, storeListing } from './register-listing.js'
 
 export type ImportResult = 'registered' | 'updated' | 'unchanged' | 'refused'

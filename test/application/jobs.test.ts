@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { JobBoard } from '../../src/jobs/job-board.js'
+import { JobBoard } from '../../src/application/jobs.js'
 import { OriginDocumentError } from '../../src/errors.js'
 
 test('a key runs a bounded number of jobs; ended jobs are kept a while, then forgotten', async (t) => {
