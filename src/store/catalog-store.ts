@@ -1,6 +1,7 @@
 /**
- * The CatalogStore port: the authoritative record of services, API keys (hashes), probes,
- * leases, and the change feed the indexer mirrors into a SearchEngine. Everything crosses
+ * The CatalogStore port: the authoritative record of services, claims, API keys (hashes),
+ * probes, leases and payments, and the change feed the indexer mirrors into a SearchEngine,
+ * in one section (interface) per kind of record. Everything crosses
  * it as typed domain objects (src/domain/); an adapter translates filters, sorts and pages
  * into its own query language and keeps that language to itself.
  *
@@ -107,7 +108,8 @@ export interface ProbeCandidate extends ProbeTarget {
   id: string
 }
 
-export interface CatalogStore {
+/** Services: the listings themselves, written as changes of the feed, and read back as records, pages and counts. */
+export interface ServiceStore {
   /**
    * Stores a new service as a new change. Throws DuplicateEndpointError when another service
    * holds its identity, `resource` with `method` (src/domain/service.ts): unique across the
@@ -145,25 +147,6 @@ export interface CatalogStore {
   displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean>
   /** Why a service was displaced, when it was (kept after the service is gone); null otherwise. */
   getDisplacement (id: string): Promise<Displacement | null>
-  /**
-   * Claims (src/domain/claims.ts). Stores `claim` when its owner has none for its origin and
-   * returns what is stored (the earlier token when there was one: asking again changes nothing).
-   */
-  issueClaim (claim: OriginClaim): Promise<OriginClaim>
-  /** The claim of this owner for this origin, if any. */
-  getClaim (origin: string, ownerId: string): Promise<OriginClaim | null>
-  /** The claim of the owner who last proved control of this origin, if any. */
-  provenClaim (origin: string): Promise<OriginClaim | null>
-  /**
-   * Atomically: marks the owner's claim of the origin proven at `at` (and no other owner's),
-   * and moves every listing of the origin (originOf its endpoint is `origin`) to
-   * `ownerId` with `claimed` true, each as a new change; a transfer with `reason` is kept for
-   * each listing that had another owner. Returns those listings as they were before. False
-   * (null) when the owner has no claim of the origin.
-   */
-  proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null>
-  /** The newest transfer of a service to an origin's proven owner, if any. */
-  getTransfer (serviceId: string): Promise<ServiceTransfer | null>
   /** The service with this id, exactly as last written; null when there is none. */
   getService (id: string): Promise<ServiceRecord | null>
   /** The service whose identity is this (canonical) resource and method, if any. */
@@ -202,7 +185,10 @@ export interface CatalogStore {
    * The search page's facets when it lists the catalog without search words.
    */
   countFacets (filter: CatalogFilter): Promise<CatalogFacets>
+}
 
+/** The change feed the indexer and the response cache follow (the guarantees above). */
+export interface ChangeFeed {
   /**
    * At most `limit` changes with a sequence number above `afterSeq`, in increasing sequence
    * order: each changed service once, as it is now (its newest sequence number), or a
@@ -219,7 +205,33 @@ export interface CatalogStore {
    * position a consumer must reach to have seen every committed change.
    */
   latestSeq (): Promise<number>
+}
 
+/** Claims: proofs of control of an origin (src/domain/claims.ts), and the transfers they make. */
+export interface ClaimStore {
+  /**
+   * Claims (src/domain/claims.ts). Stores `claim` when its owner has none for its origin and
+   * returns what is stored (the earlier token when there was one: asking again changes nothing).
+   */
+  issueClaim (claim: OriginClaim): Promise<OriginClaim>
+  /** The claim of this owner for this origin, if any. */
+  getClaim (origin: string, ownerId: string): Promise<OriginClaim | null>
+  /** The claim of the owner who last proved control of this origin, if any. */
+  provenClaim (origin: string): Promise<OriginClaim | null>
+  /**
+   * Atomically: marks the owner's claim of the origin proven at `at` (and no other owner's),
+   * and moves every listing of the origin (originOf its endpoint is `origin`) to
+   * `ownerId` with `claimed` true, each as a new change; a transfer with `reason` is kept for
+   * each listing that had another owner. Returns those listings as they were before. False
+   * (null) when the owner has no claim of the origin.
+   */
+  proveClaim (origin: string, ownerId: string, at: string, reason: string): Promise<ServiceRecord[] | null>
+  /** The newest transfer of a service to an origin's proven owner, if any. */
+  getTransfer (serviceId: string): Promise<ServiceTransfer | null>
+}
+
+/** API keys: their hashes, never the keys. */
+export interface ApiKeyStore {
   /** Stores a key record (only its hash: the store never sees the key itself). */
   insertApiKey (key: ApiKeyRecord): Promise<void>
   /** Every key, revoked ones included, oldest first. */
@@ -228,7 +240,10 @@ export interface CatalogStore {
   revokeApiKey (id: string, at: string): Promise<boolean>
   /** The unrevoked key with this hash, if any (the auth plugin's lookup per write request). */
   findActiveApiKeyByHash (hash: string): Promise<ApiKeyRecord | null>
+}
 
+/** Probes: what the prober measured, and when each service is due again. */
+export interface ProbeStore {
   /**
    * Stores a probe of a service and, atomically with it, the service's new monitoring state:
    * applyProbe (src/domain/lifecycle.ts) of the service as stored, the probe, its newest
@@ -253,6 +268,10 @@ export interface CatalogStore {
   dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]>
   /** Makes a service due for a probe now (after a registration or an update); false when no service has that id. */
   markProbeDue (serviceId: string): Promise<boolean>
+}
+
+/** Leases: one holder at a time of a named job across processes (the prober, the chain watcher). */
+export interface LeaseStore {
   /**
    * Takes or renews the named lease for `holder` until `now + ttlMs` (epoch ms); false while
    * another holder's lease has not expired. Atomic across processes: of two holders racing
@@ -261,11 +280,11 @@ export interface CatalogStore {
   acquireLease (name: string, holder: string, ttlMs: number, now: number): Promise<boolean>
   /** Gives a lease up (on shutdown) so another holder need not wait for it to expire. */
   releaseLease (name: string, holder: string): Promise<void>
+}
 
-  /**
-   * Payments (src/domain/payment.ts), written by the one chain watcher per store (lease
-   * `chain-watcher`). The watcher's state for a network; null before its first scan.
-   */
+/** Payments (src/domain/payment.ts), written by the one chain watcher per store (lease `chain-watcher`), and the usage figures computed from them. */
+export interface PaymentStore {
+  /** The watcher's state for a network; null before its first scan. */
   getChainScanState (network: string): Promise<ChainScanState | null>
   /**
    * Stores one scanned range atomically: its payments (idempotent on network, txHash,
@@ -293,7 +312,10 @@ export interface CatalogStore {
    * and export show. Returns the service as stored now; null when no service has that id.
    */
   recordUsage (serviceId: string, usage: ServiceUsage): Promise<ServiceRecord | null>
+}
 
+/** The whole port, section by section; every adapter implements all of it. */
+export interface CatalogStore extends ServiceStore, ChangeFeed, ClaimStore, ApiKeyStore, ProbeStore, LeaseStore, PaymentStore {
   /** Throws StoreUnavailableError when the store cannot serve requests (/health asks). */
   ping (): Promise<void>
   /** Releases connections or file handles; the store is unusable afterwards. */
