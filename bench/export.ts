@@ -130,7 +130,7 @@ function startApi (name: string, server: string, dataDir: string, port: number):
     CATALOG_SEED: 'none',
     LOG_LEVEL: 'warn',
     CATALOG_INDEXER: 'external',
-    CATALOG_RESPONSE_CACHE: '0',
+    CATALOG_RESPONSE_CACHE_MB: '0',
     CATALOG_PROBE_INTERVAL_S: '0',
     CATALOG_RATE_LIMIT: '0'
   })

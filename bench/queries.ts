@@ -9,8 +9,6 @@ import { prng } from './generate.js'
 export const QUERY_KINDS = ['english', 'typo1', 'typo2', 'prefix', 'multi-word', 'japanese', 'ja-sentence', 'en-sentence'] as const
 export type QueryKind = typeof QUERY_KINDS[number]
 /** Kinds asked as keywords (catalog search, list ?query=); the rest are requests (intent search). */
-export const KEYWORD_KINDS: readonly QueryKind[] = ['english', 'typo1', 'typo2', 'prefix', 'multi-word', 'japanese']
-export const SENTENCE_KINDS: readonly QueryKind[] = ['ja-sentence', 'en-sentence']
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 const JAPANESE_RUN = /[\p{Script=Han}\p{Script=Katakana}ー]{2,6}/gu

@@ -97,8 +97,7 @@ export const MIN_MEILI_KEY_LENGTH = 16
 export const MIN_API_KEY_LENGTH = 16
 
 // The error of a variable is `NAME must be <description>, got "<value>"`: each description
-// completes that sentence. A `writeOnly` variable is a secret, never echoed; a `deprecated`
-// one is a former variable whose description says what replaced it.
+// completes that sentence. A `writeOnly` variable is a secret, never echoed.
 
 function integer (fallback: number | undefined, min: number, max: number, hint = '') {
   return Type.Integer({ minimum: min, maximum: max, default: fallback, description: `an integer from ${min}${hint} to ${max}` })
@@ -124,18 +123,7 @@ const ENV = Type.Object({
   LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info', description: `one of ${LOG_LEVELS.join(', ')}` }),
   CATALOG_INDEXER: mode,
   INDEXER_BATCH_SIZE: integer(200, 1, 10_000),
-  // Only 0 (off) is still taken: the entry count let many large answers exhaust memory.
-  CATALOG_RESPONSE_CACHE: Type.Optional(Type.Literal('0', {
-    deprecated: true,
-    description: 'CATALOG_RESPONSE_CACHE (an entry count) is replaced by CATALOG_RESPONSE_CACHE_MB (a size in megabytes, 0 = off)'
-  })),
-  // No default here: CATALOG_RESPONSE_CACHE=0 makes it 0 (see loadConfig).
-  CATALOG_RESPONSE_CACHE_MB: Type.Optional(Type.Number({ minimum: 0, maximum: 65_536, description: 'a number of megabytes from 0 (off) to 65536' })),
-  // The embedded engine keeps no result cache any more: the response cache is the one cache.
-  CATALOG_SEARCH_CACHE: Type.Optional(Type.Literal('0', {
-    deprecated: true,
-    description: 'CATALOG_SEARCH_CACHE is gone: searches are computed in a search thread and cached only by the response cache (CATALOG_RESPONSE_CACHE_MB)'
-  })),
+  CATALOG_RESPONSE_CACHE_MB: Type.Number({ minimum: 0, maximum: 65_536, default: 32, description: 'a number of megabytes from 0 (off) to 65536' }),
   CATALOG_EXPORT_CACHE_MB: Type.Number({ minimum: 1, maximum: 1_048_576, default: 512, description: 'a number of megabytes from 1 to 1048576' }),
   CATALOG_SEARCH_THREADS: integer(1, 0, 16, ' (search on the API thread)'),
   CATALOG_RATE_LIMIT: StringEnum(['0', '1'], { default: '1', description: '1 (on) or 0 (off)' }),
@@ -210,7 +198,6 @@ function problemOf (errors: ErrorObject[], env: Record<string, string>): string 
   const name = error.instancePath.slice(1)
   const schema = ENV.properties[name as keyof Env] as TSchema | undefined
   if (schema === undefined) return `the environment is invalid: ${error.message ?? error.keyword}`
-  if (schema.deprecated === true) return `${schema.description as string}; got ${name}="${env[name] as string}"`
   if (schema.writeOnly === true) return `${name} must be ${schema.description as string}`
   return `${name} must be ${schema.description as string}, got "${env[name] as string}"`
 }
@@ -241,8 +228,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   // Both local: a per-request check costs microseconds and is never stale. A networked store
   // or engine would pay a round trip per request, so it is followed on an interval instead.
   const local = store.kind === 'sqlite' && search.kind === 'sqlite'
-  // CATALOG_RESPONSE_CACHE=0 still turns the cache off.
-  const cacheMb = parsed.CATALOG_RESPONSE_CACHE_MB ?? (parsed.CATALOG_RESPONSE_CACHE === '0' ? 0 : 32)
+  const cacheMb = parsed.CATALOG_RESPONSE_CACHE_MB
   let chains: ChainConfig[] = []
   try {
     if (parsed.CATALOG_CHAINS !== undefined) chains = loadChains(resolve(parsed.CATALOG_CHAINS))

@@ -24,7 +24,7 @@ test('values from the environment', async (t) => {
 test('cache and rate-limit sizes from the environment', async (t) => {
   t.equal(loadConfig({ CATALOG_RESPONSE_CACHE_MB: '0.5' }).responseCacheBytes, 512 * 1024)
   t.equal(loadConfig({ CATALOG_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0)
-  t.equal(loadConfig({ CATALOG_RESPONSE_CACHE: '0' }).responseCacheBytes, 0, 'the old variable still turns the cache off')
+  t.equal(loadConfig({}).responseCacheBytes, 32 * 1024 * 1024, '32 MB unless set')
   t.equal(loadConfig({ CATALOG_RATE_LIMIT: '0' }).rateLimit.enabled, false)
   t.same(loadConfig({ CATALOG_RATE_LIMIT_WINDOW_S: '10', CATALOG_RATE_LIMIT_READS: '5', CATALOG_RATE_LIMIT_INTENT: '2', CATALOG_RATE_LIMIT_WRITES: '3' }).rateLimit,
     { enabled: true, windowMs: 10_000, reads: 5, intentSearches: 2, writes: 3, authFailures: 20, searches: 1200 })
@@ -44,14 +44,11 @@ test('bad values are refused with a message naming the variable', async (t) => {
   t.throws(() => loadConfig({ INDEXER_BATCH_SIZE: '0' }), { message: /INDEXER_BATCH_SIZE/ })
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE_MB: '-1' }), { message: /CATALOG_RESPONSE_CACHE_MB/ })
   t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE_MB: 'lots' }), { message: /CATALOG_RESPONSE_CACHE_MB/ })
-  t.throws(() => loadConfig({ CATALOG_RESPONSE_CACHE: '2000' }), { message: /CATALOG_RESPONSE_CACHE \(an entry count\) is replaced by CATALOG_RESPONSE_CACHE_MB/ }, 'the old entry-count variable is refused, naming its replacement')
   t.throws(() => loadConfig({ CATALOG_RATE_LIMIT: 'yes' }), { message: /CATALOG_RATE_LIMIT must be 1 \(on\) or 0 \(off\)/ })
   for (const name of ['CATALOG_RATE_LIMIT_WINDOW_S', 'CATALOG_RATE_LIMIT_READS', 'CATALOG_RATE_LIMIT_INTENT', 'CATALOG_RATE_LIMIT_WRITES', 'CATALOG_RATE_LIMIT_AUTH_FAILURES', 'CATALOG_RATE_LIMIT_SEARCH']) {
     t.throws(() => loadConfig({ [name]: '0' }), { message: new RegExp(`^${name} must be an integer from 1`) })
     t.throws(() => loadConfig({ [name]: '1.5' }), { message: new RegExp(name) })
   }
-  t.throws(() => loadConfig({ CATALOG_SEARCH_CACHE: '1000' }), { message: /CATALOG_SEARCH_CACHE is gone/ }, 'the engine cache is gone: its variable is refused, naming the one cache left')
-  t.equal(loadConfig({ CATALOG_SEARCH_CACHE: '0' }).searchThreads, 1, 'turning it off asks for nothing')
   t.throws(() => loadConfig({ CATALOG_SEARCH_THREADS: 'lots' }), { message: /CATALOG_SEARCH_THREADS/ })
   t.throws(() => loadConfig({ CATALOG_SEARCH_THREADS: '17' }), { message: /CATALOG_SEARCH_THREADS/ })
 })

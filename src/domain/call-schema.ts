@@ -14,7 +14,6 @@ import { StringEnum } from './string-enum.js'
 export const MAX_DISCOVERY_BYTES = 64 * 1024
 
 export const INPUT_KINDS = ['query', 'body', 'mcp'] as const
-export type InputKind = typeof INPUT_KINDS[number]
 export const BODY_TYPES = ['json', 'form-data', 'text'] as const
 export type BodyType = typeof BODY_TYPES[number]
 

@@ -18,12 +18,10 @@ const known: Network[] = [...(table as Network[])]
 export const NETWORKS: readonly Network[] = known
 
 const byAlias = new Map<string, Network>()
-const aliases: string[] = []
 function index (network: Network): void {
   for (const alias of [network.id, network.v1Name]) {
     if (alias === null) continue
     byAlias.set(alias, network)
-    aliases.push(alias)
   }
 }
 for (const network of known) index(network)
@@ -32,8 +30,6 @@ for (const network of known) index(network)
 export function resolveNetwork (nameOrId: string): Network | undefined {
   return byAlias.get(nameOrId) ?? byAlias.get(nameOrId.toLowerCase())
 }
-
-export const NETWORK_ALIASES: readonly string[] = aliases
 
 /**
  * Adds networks the built-in table lacks (a private or local chain named in CATALOG_CHAINS),

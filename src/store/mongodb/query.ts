@@ -3,7 +3,7 @@
  * in the query as values (never parsed from text), so `category[$ne]=x`-style input cannot
  * become an operator: the routes refuse it anyway, and here a string stays a string.
  */
-import { Long, type Decimal128, type Document, type Filter, type Sort } from 'mongodb'
+import type { Decimal128, Document, Filter, Long, Sort } from 'mongodb'
 import { payToKey } from '../../domain/pay-to.js'
 import type { CatalogFilter, ServiceSort } from '../../domain/catalog-query.js'
 import type { PaymentFilter, PaymentSummary } from '../../domain/payment.js'
@@ -29,11 +29,6 @@ export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
 export function serviceSort (sort: ServiceSort): Sort {
   const direction = sort.order === 'asc' ? 1 : -1
   return { [SORT_KEYS[sort.field]]: direction, _id: direction }
-}
-
-/** Changes after a sequence number, for the feed. */
-export function afterSeq (seq: number): { seq: { $gt: Long } } {
-  return { seq: { $gt: toLong(seq, 'afterSeq') } }
 }
 
 /** A payment filter as a query on the payments collection (index network_payTo_blockNumber_logIndex). */
