@@ -40,6 +40,7 @@ export const ListQueryProperties = {
   query: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Keyword search (typo-tolerant, Japanese and English); results rank by relevance unless sortBy is given' })),
   category: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Category id' })),
   chain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Network: x402 name (base) or CAIP-2 id (eip155:8453)' })),
+  network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Another name for chain, the name export, discovery and MCP use; with both, they must name the same network' })),
   status: Type.Optional(ServiceStatusEnum),
   maxPricePerRequest: Type.Optional(Type.String({ ...patterned(PRICE_PATTERN, PRICE_WORDS), maxLength: 40, description: 'Inclusive upper bound on pricing.pricePerRequest (USDC)' })),
   sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: createdAt (newest first); relevance when searching' })),
@@ -67,6 +68,11 @@ export function toStoreQuery (query: ListQuery): StoreQuery {
   const filter: ServiceFilter = {}
   if (query.category !== undefined) filter.category = requireCategory('category', query.category)
   if (query.chain !== undefined) filter.chain = canonicalNetwork('chain', query.chain).id
+  if (query.network !== undefined) {
+    const network = canonicalNetwork('network', query.network).id
+    if (filter.chain !== undefined && filter.chain !== network) throw new ValidationError('network', `names ${network} and chain names ${filter.chain}: give one of them`)
+    filter.chain = network
+  }
   if (query.status !== undefined) filter.status = query.status
   if (query.maxPricePerRequest !== undefined) {
     const bound = priceBound(query.maxPricePerRequest)

@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { build, register, validBody } from '../helper.js'
+import { resolveNetwork } from '../../src/domain/networks.js'
 
 interface Result { service: { id: string, name: string, category: string, pricing: { pricePerRequest: string } }, score: number, matchedTokens: string[], reason?: string, matches?: Array<{ word: string, term: string, attribute: string, kind: string }> }
 
@@ -294,4 +295,25 @@ test('catalog search with an empty q lists the catalog, most trusted (so verifie
   const cheapest = (await app.inject('/api/catalog/search?q=&sortBy=price&limit=5')).json() as typeof body
   const prices = cheapest.results.map((r) => Number(r.service.pricing.pricePerRequest))
   t.same(prices, [...prices].sort((a, b) => a - b), 'an explicit sort wins')
+})
+
+test('network is another name for chain on lists and catalog search, as export, discovery and MCP call it', async (t) => {
+  const app = await build(t)
+  await app.searchReady()
+  const ids = (res: { json: () => unknown }): string[] => {
+    const body = res.json() as Array<{ id: string }> | { results: Array<{ service: { id: string } }> }
+    return Array.isArray(body) ? body.map((s) => s.id) : body.results.map((r) => r.service.id)
+  }
+  for (const base of ['/api/services?limit=100', '/api/catalog/search?q=&limit=100', '/api/services/search/intent?q=api&limit=100']) {
+    const byChain = await app.inject(`${base}&chain=solana`)
+    const byNetwork = await app.inject(`${base}&network=solana`)
+    t.equal(byNetwork.statusCode, 200, base)
+    t.ok(ids(byChain).length > 0, `${base}: some services on solana`)
+    t.same(ids(byNetwork), ids(byChain), `${base}: network=solana is chain=solana`)
+    t.same(ids(await app.inject(`${base}&chain=solana&network=${encodeURIComponent(String(resolveNetwork('solana')?.id))}`)), ids(byChain), 'both, naming one network')
+    const both = await app.inject(`${base}&chain=base&network=solana`)
+    t.equal(both.statusCode, 400)
+    t.match(both.json(), { field: 'network', message: /give one of them/ })
+  }
+  t.equal((await app.inject('/api/services?network=bitcoin')).json().field, 'network', 'an unknown network is named as given')
 })

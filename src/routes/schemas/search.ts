@@ -15,6 +15,7 @@ export const QueryText = Type.String({ minLength: 1, maxLength: MAX_QUERY_LENGTH
 const FilterProperties = {
   category: ListQueryProperties.category,
   chain: ListQueryProperties.chain,
+  network: ListQueryProperties.network,
   status: ListQueryProperties.status,
   maxPricePerRequest: ListQueryProperties.maxPricePerRequest,
   sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: relevance' })),
