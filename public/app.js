@@ -350,7 +350,6 @@ function renderResult ({ service, matches, uptimeScore }) {
       h('div', { class: 'result-head' },
         h('h3', { class: 'result-name' }, link),
         statusBadge(service.status)),
-      ...unclaimedNote(service, strings),
       h('p', { class: 'result-description' }, highlighted(service.description, needles)),
       h('ul', { class: 'result-meta' },
         h('li', { class: 'price' }, h('strong', {}, `${service.pricing.pricePerRequest} ${service.pricing.currency}`), ` ${strings.perRequest}`),
@@ -491,7 +490,9 @@ function unclaimedNote (service, strings) {
 function detailContent (service, status, payments = []) {
   const strings = t()
   const row = (term, ...value) => [h('dt', {}, term), h('dd', {}, ...value)]
+  const retired = service.retired ?? status?.retired
   const parts = [
+    ...(retired != null ? [h('p', { class: 'retired' }, strings.retired(retired.reason, dateText(retired.at)))] : []),
     ...unclaimedNote(service, strings),
     h('p', { class: 'detail-description' }, service.description),
     h('dl', { class: 'facts' },

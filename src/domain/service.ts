@@ -46,12 +46,18 @@ export const ServiceSchema = Type.Object({
 }, { additionalProperties: false })
 export type Service = Static<typeof ServiceSchema>
 
-/** One service as GET /api/services/:id shows it: the list view plus how to call it (lists stay small). */
-export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema })], { additionalProperties: false })
+/** Why a listing was retired: inactive, and kept so by probes, until its owner lists it again. */
+const RetiredSchema = Type.Union([
+  Type.Object({ reason: Type.String({ examples: ['removed from /.well-known/x402'] }), at: IsoDate }, { additionalProperties: false }),
+  Type.Null()
+], { description: 'Why the listing was retired (its origin\'s document no longer lists it) and when; null for a listing that was not' })
+
+/** One service as GET /api/services/:id shows it: the list view plus how to call it and why it was retired (lists stay small). */
+export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema, retired: RetiredSchema })], { additionalProperties: false })
 export type ServiceDetail = Static<typeof ServiceDetailSchema>
 
 export function toServiceDetail (record: ServiceRecord): ServiceDetail {
-  return { ...toService(record), callSchema: toCallSchemaView(record) }
+  return { ...toService(record), callSchema: toCallSchemaView(record), retired: record.prefill?.removed ?? null }
 }
 
 const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Number({ minimum: 0, description })
@@ -60,7 +66,7 @@ export const ServiceStatusSchema = Type.Object({
   id: Type.String(),
   trustScore: Type.Integer({ minimum: 0, maximum: 100, description: 'Status, uptime and measured usage in one score (docs/decisions.md)' }),
   status: ServiceStatusEnum,
-  uptimeScore: Type.Number({ minimum: 0, maximum: 100, description: 'Percentage of probes over the last 7 days that got a valid x402 402 answer; 0 before any probe' }),
+  uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of probes over the last 7 days that got a valid x402 402 answer; null before any probe (nothing measured)' }),
   lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'Time of the last probe; null before the first' }),
   txCount: Type.Integer({ minimum: 0, description: 'x402 payments settled on-chain to this service (see revenueScope), all time' }),
   totalRevenue: Usdc('Their sum, in the pricing currency (USDC)'),
@@ -71,7 +77,8 @@ export const ServiceStatusSchema = Type.Object({
   uniquePayers30d: Type.Integer({ minimum: 0, description: 'Distinct payers in the last 30 days' }),
   revenueSource: StringEnum(['chain', 'none'], { description: 'chain: the service\'s network is watched and the figures are its settlements; none: not measured (figures are whatever was stored while it was, usually 0)' }),
   revenueScope: StringEnum(['service', 'shared'], { description: 'shared: other services list the same payTo and some payments cannot be told apart, so these are the payTo\'s figures' }),
-  lastProbe: LastProbeSchema
+  lastProbe: LastProbeSchema,
+  retired: RetiredSchema
 }, { additionalProperties: false })
 export type ServiceStatusView = Static<typeof ServiceStatusSchema>
 
@@ -190,7 +197,7 @@ export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome 
     id: record.id,
     trustScore: record.trustScore,
     status: record.status,
-    uptimeScore: record.uptimeScore ?? 0,
+    uptimeScore: record.uptimeScore,
     lastChecked: record.lastChecked,
     txCount: figures.txCount,
     totalRevenue: amountOf(figures.revenueAtomic, record.currency),
@@ -201,6 +208,7 @@ export function toServiceStatus (record: ServiceRecord, lastProbe: ProbeOutcome 
     uniquePayers30d: figures.uniquePayers30d,
     revenueSource,
     revenueScope: figures.scope,
-    lastProbe: toLastProbe(lastProbe)
+    lastProbe: toLastProbe(lastProbe),
+    retired: record.prefill?.removed ?? null
   }
 }

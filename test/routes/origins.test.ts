@@ -65,7 +65,11 @@ test('an origin\'s /.well-known/x402 registers what answers 402, one row per res
   const third = (await importOrigin(app, server.origin)).json()
   t.same(third.rows.map((row: { result: string }) => row.result), ['unchanged'])
   t.same(third.inactive, [{ serviceId: answer.rows[1].serviceId, endpoint: `${server.origin}/paid`, method: 'POST', reason: 'removed from /.well-known/x402' }])
-  t.equal((await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json().status, 'inactive')
+  const retired = (await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json()
+  t.equal(retired.status, 'inactive')
+  t.match(retired.retired, { reason: 'removed from /.well-known/x402', at: /^\d{4}-/ }, 'the detail says why it was retired')
+  t.same((await app.inject(`/api/services/${answer.rows[1].serviceId as string}/status`)).json().retired, retired.retired, 'and so does its status')
+  t.equal(post.retired, null, 'a listing that was not retired says so')
   const probe = await app.inject({ method: 'POST', url: `/api/services/${answer.rows[1].serviceId as string}/probe`, headers: { authorization: `Bearer ${API_KEY}` } })
   t.equal(probe.json().matched, true)
   t.equal((await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json().status, 'inactive', 'a probe does not bring back what its origin no longer lists')
@@ -74,6 +78,7 @@ test('an origin\'s /.well-known/x402 registers what answers 402, one row per res
   const back = (await importOrigin(app, server.origin)).json()
   t.same(back.rows.map((row: { result: string }) => row.result), ['unchanged', 'updated'], 'listed again')
   t.equal(back.rows[1].status, 'verified')
+  t.equal((await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json().retired, null, 'listed again: no longer retired')
 })
 
 test('a document that is not JSON, too large, the wrong shape or too long is a 422 and changes nothing', async (t) => {

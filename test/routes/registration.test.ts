@@ -24,13 +24,13 @@ test('a valid registration is stored unverified with derived fields', async (t) 
   t.equal(categorySource, 'given', 'the 201 answer says the category was given')
   t.same(prefilled, [], 'and that nothing was prefilled')
   const fetched = await app.inject(`/api/services/${service.id as string}`)
-  t.same(fetched.json(), { ...shown, callSchema: null }, 'the detail: the service, and no call schema before a probe read one')
+  t.same(fetched.json(), { ...shown, callSchema: null, retired: null }, 'the detail: the service, no call schema before a probe read one, not retired')
   const status = (await app.inject(`/api/services/${service.id as string}/status`)).json()
   t.same(status, {
     id: service.id,
     trustScore: 10,
     status: 'unverified',
-    uptimeScore: 0,
+    uptimeScore: null,
     lastChecked: null,
     txCount: 0,
     totalRevenue: 0,
@@ -41,8 +41,9 @@ test('a valid registration is stored unverified with derived fields', async (t) 
     uniquePayers30d: 0,
     revenueSource: 'none',
     revenueScope: 'service',
-    lastProbe: null
-  }, 'numbers before any figure exists, no watched network, and no probe yet')
+    lastProbe: null,
+    retired: null
+  }, 'no uptime before a probe measured one, zeros before any payment, no watched network, no probe yet')
 })
 
 test('name and description lengths count characters, not bytes', async (t) => {
