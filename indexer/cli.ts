@@ -24,7 +24,7 @@ runCli({
   help, --help, -h    this text
 
 Configured by the environment, like the API: DATA_DIR, CATALOG_STORE/MONGO_URL,
-CATALOG_SEARCH/MEILI_*, INDEXER_BATCH_SIZE (see README).`,
+CATALOG_SEARCH/MEILI_*, INDEXER_BATCH_SIZE (see docs/configuration.md).`,
   positionals: true,
   main: async ({ positionals }) => {
     const [command, ...rest] = positionals

@@ -156,7 +156,7 @@ const ENV = Type.Object({
   CATALOG_PROBE_CONCURRENCY: integer(16, 1, 1000),
   CATALOG_PROBE_PER_HOST: integer(2, 1, 100),
   CATALOG_PROBE_SEEDED: flag,
-  CATALOG_CHAINS: Type.Optional(Type.String({ pattern: '\\S', description: 'the path of a JSON file of chains (see README)' })),
+  CATALOG_CHAINS: Type.Optional(Type.String({ pattern: '\\S', description: 'the path of a JSON file of chains (see docs/configuration.md)' })),
   CATALOG_WATCHER: mode,
   CATALOG_CHAIN_POLL_MS: integer(4000, 100, 600_000)
 }, {

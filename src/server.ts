@@ -64,7 +64,7 @@ runCli({
   usage: 'usage: npm start',
   help: `Starts the catalog API (and, unless configured otherwise, its indexer and prober) and
 serves until SIGTERM or SIGINT. Configured by environment variables only: PORT, HOST,
-DATA_DIR, CATALOG_API_KEYS, … (README, Configuration). A bad value, an unusable DATA_DIR,
+DATA_DIR, CATALOG_API_KEYS, … (docs/configuration.md). A bad value, an unusable DATA_DIR,
 a port in use or an unreachable server stops the start with one line on stderr, exit 1.`,
   main: start
 })

@@ -21,7 +21,7 @@ export function tempDataDir (t: Test): string {
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
   // Probing and rate limits off unless a test turns them on: demo and test endpoints point at hosts that never answer.
   // Search on the API thread unless a test asks for threads: a thread per app would load the
-  // TypeScript sources again in each (seconds per test); test/search.test.ts covers threads.
+  // TypeScript sources again in each (seconds per test); test/search/embedded/engine.test.ts covers threads.
   return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_SEARCH_THREADS: '0' }), ...overrides }
 }
 

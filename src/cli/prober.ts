@@ -28,7 +28,7 @@ CATALOG_PROBER=external). Exactly one prober works on a store at a time: a secon
 for the store's lease. \`check\` only checks that the store answers (exit 0) and stops.
 Configured by the environment, like the API: DATA_DIR or CATALOG_STORE/MONGO_URL,
 CATALOG_PROBE_INTERVAL_S, CATALOG_PROBE_TIMEOUT_MS, CATALOG_PROBE_ALLOW_PRIVATE,
-CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see README).`,
+CATALOG_PROBE_CONCURRENCY, CATALOG_PROBE_PER_HOST, CATALOG_PROBE_SEEDED (see docs/configuration.md).`,
   positionals: true,
   main: async ({ positionals }) => {
     const command = workerCommand(positionals)

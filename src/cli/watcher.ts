@@ -24,7 +24,7 @@ runCli({
 own process (run the API with CATALOG_WATCHER=external). Exactly one watcher works on a store at
 a time: a second one waits for the store's lease. \`check\` only checks that the store answers
 (exit 0) and stops. Configured by the environment, like the API: DATA_DIR or
-CATALOG_STORE/MONGO_URL, CATALOG_CHAINS, CATALOG_CHAIN_POLL_MS (see README).`,
+CATALOG_STORE/MONGO_URL, CATALOG_CHAINS, CATALOG_CHAIN_POLL_MS (see docs/configuration.md).`,
   positionals: true,
   main: async ({ positionals }) => {
     const command = workerCommand(positionals)

@@ -1,7 +1,7 @@
 /**
  * Canonical endpoint URLs. Two registrations name the same paid endpoint when their
  * canonical forms are equal, so the rules here decide what a duplicate is (documented in
- * docs/decisions.md, "Endpoints"). Pure: no DNS, no network.
+ * docs/api.md, "Canonical endpoints"). Pure: no DNS, no network.
  */
 import { ValidationError } from '../errors.js'
 

@@ -1,5 +1,5 @@
 /**
- * Status lifecycle driven by probes (rules in docs/decisions.md, "Probe lifecycle"):
+ * Status lifecycle driven by probes (rules in docs/api.md, "Status, trust score and usage"):
  *   - a matching probe makes a service `verified`;
  *   - a valid 402 that does not match makes it `unverified` (the reason says why);
  *   - a probe without a valid 402 answer (refused, timeout, 200, garbage) is a failure:

@@ -1,7 +1,7 @@
 /**
  * Registration from the endpoint: what the catalog fills in from an endpoint's 402 answer
  * when a registration leaves it out, and which of those fields later probes keep current.
- * Rules (README "Register from the endpoint"):
+ * Rules (docs/api.md, "Registering a listing"):
  * - network: the one asked for, else the first `accepts` entry on a network the catalog knows;
  *   the entry must pay in that network's USDC (the catalog's only currency) when the catalog
  *   knows the token;

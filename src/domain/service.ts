@@ -64,7 +64,7 @@ const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Numbe
 
 export const ServiceStatusSchema = Type.Object({
   id: Type.String(),
-  trustScore: Type.Integer({ minimum: 0, maximum: 100, description: 'Status, uptime and measured usage in one score (docs/decisions.md)' }),
+  trustScore: Type.Integer({ minimum: 0, maximum: 100, description: 'Status, uptime and measured usage in one score (docs/api.md)' }),
   status: ServiceStatusEnum,
   uptimeScore: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Percentage of probes over the last 7 days that got a valid x402 402 answer; null before any probe (nothing measured)' }),
   lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'Time of the last probe; null before the first' }),

@@ -4,7 +4,7 @@
  * function that summarizes payments (CatalogStore.summarizePayments), so the rule lives here
  * once and the status route, the payments route and the chain watcher's refresh agree.
  *
- * Attribution (docs/decisions.md, "Usage figures"): a payment belongs to the service listed
+ * Attribution (docs/api.md, "Status, trust score and usage"): a payment belongs to the service listed
  * with its (network, payTo). When several services share that pair, a payment whose amount
  * is the price of exactly one of them belongs to that one; any other payment (an amount no
  * sharer charges, or a price two sharers charge) is ambiguous. While the pair has no

@@ -20,8 +20,6 @@ export interface EngineHarness {
   /** Opens a fresh, empty engine, closed and removed when `t` ends. */
   open: (t: Test) => Promise<SearchEngine>
   tokenizer: JapaneseTokenizer
-  /** Whether apply() honours `removedIds` (the port's agreed deletion, port-changes.md). */
-  removals: boolean
 }
 
 // Some declare the Bazaar extension (no call schema: the indexed text is the demo catalog's).
@@ -87,10 +85,6 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
   })
 
   t.test('removedIds deletes services', async (t) => {
-    if (!harness.removals) {
-      t.pass('removedIds', { skip: 'this engine does not take removedIds yet (port-changes.md; lands with issue 6)' })
-      return
-    }
     const engine = await open(t)
     const docs = documents(tokenizer)
     await engine.apply(docs, docs.length)

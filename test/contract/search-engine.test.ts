@@ -16,7 +16,6 @@ const tokenizer = await loadTokenizer()
 test('EmbeddedSearchEngine', async (t) => {
   searchEngineContract(t, {
     tokenizer,
-    removals: true,
     open: async (t) => {
       const engine = new EmbeddedSearchEngine(tempDataDir(t))
       t.teardown(() => engine.close())
@@ -34,7 +33,6 @@ test('MeilisearchEngine', async (t) => {
   }
   searchEngineContract(t, {
     tokenizer,
-    removals: true,
     open: async (t) => {
       const engine = await MeilisearchEngine.open({ url, apiKey, indexUid: `contract_${randomBytes(6).toString('hex')}` })
       t.teardown(async () => { await engine.drop() })

@@ -9,7 +9,7 @@
  * (and wraps it in a SurrogateAwareString) at every position, O(n²) in the sentence's
  * length, the sentence is encoded once and the trie walked from each position's offset.
  *
- * The lattice is kuromoji's own, node for node (test/lattice.test.ts compares the tokens
+ * The lattice is kuromoji's own, node for node (test/search/analysis/lattice.test.ts compares the tokens
  * with a stock tokenizer): same trie walk, same nodes in the same order, same
  * unknown-word grouping. Sentences holding UTF-16 surrogates take kuromoji's own loop
  * (with the compact map), whose positions count code points.

@@ -20,7 +20,7 @@ export const EXTENSION_MASK_SQL = `(${EXTENSION_KEYS.map((key) => `(${EXTENSION_
 
 /**
  * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
- * list index (src/store/sqlite/list-index.ts) reads its orders off these when it is built. (The
+ * list index (src/lib/service-index.ts) reads its orders off these when it is built. (The
  * price column dates from when SQL paged lists on them.)
  */
 const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>

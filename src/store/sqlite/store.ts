@@ -62,7 +62,7 @@ const LIST_ORDERS: Record<SortField, string> = {
 export const STORE_FILE = 'catalog.sqlite'
 
 export interface SqliteStoreOptions {
-  /** Answer lists on a thread of their own (src/store/list-thread.ts), as the API does; else on the caller's. */
+  /** Answer lists on a thread of their own (src/store/sqlite/list-thread.ts), as the API does; else on the caller's. */
   listThread?: boolean
   /** The file is known to be created and migrated (the list thread's connection): skip that. */
   migrated?: boolean

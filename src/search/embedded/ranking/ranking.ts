@@ -214,7 +214,7 @@ function proximityPlanesAt (ctx: Context, i: number, planes: Int32Array, o: numb
  * third). Returns their number; the first and last blocks holding some go in scratch.span.
  * The counted words' arrays and set starts are gathered once per pass, not read through the
  * context per block; one loop for any number of words, as a branch first taken long after
- * start deoptimizes the pass and cut with it (docs/benchmarks.md, seventh pass).
+ * start deoptimizes the pass and cut with it.
  */
 function zeroPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number): number {
   const { bits, offsets } = ctx
