@@ -5,6 +5,7 @@
  * the network's USDC when the catalog knows that token. The reason names the first
  * difference, for the provider to fix.
  */
+import { findCurrency, formatAtomic } from './money.js'
 import { resolveNetwork } from './networks.js'
 import type { PaymentRequirement, ProbeTarget } from './probe.js'
 
@@ -17,6 +18,13 @@ export function shortAddress (address: string): string {
 
 function sameAddress (family: 'evm' | 'svm', a: string, b: string): boolean {
   return family === 'evm' ? a.toLowerCase() === b.toLowerCase() : a === b
+}
+
+const USDC_DECIMALS = (findCurrency('USDC') as { decimals: number }).decimals
+
+/** An atomic amount as a provider reads its price: `1000` is `0.001 USDC`; anything else as it came. */
+function usdcOf (amount: string): string {
+  return /^\d{1,30}$/.test(amount) ? `${formatAtomic(BigInt(amount), USDC_DECIMALS)} USDC` : JSON.stringify(amount.slice(0, 40))
 }
 
 function listOf (values: string[]): string {
@@ -39,7 +47,7 @@ export function matchRequirements (target: ProbeTarget, accepts: readonly Paymen
   const price = String(target.priceAtomic)
   const atPrice = toPayee.filter((entry) => entry.amount === price)
   if (atPrice.length === 0) {
-    return { matched: false, reason: `price ${listOf(toPayee.map((entry) => entry.amount))} differs from registered ${price} (atomic units)` }
+    return { matched: false, reason: `price ${listOf(toPayee.map((entry) => usdcOf(entry.amount)))} differs from registered ${usdcOf(price)}` }
   }
   const usdc = network?.usdc ?? null
   const inUsdc = usdc === null ? atPrice : atPrice.filter((entry) => sameAddress(family, entry.asset, usdc))

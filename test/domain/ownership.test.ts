@@ -48,7 +48,7 @@ test('the live answer decides between holder and newcomer', async (t) => {
   t.match(verifiedHolder.reason, /a verified listing/)
 
   t.match(decideOwnership(provider, { ...provider, id: 'svc_other' }, answered(PROVIDER)).reason, /already matches/, 'both match: the holder stays')
-  t.match(decideOwnership(record(PROVIDER, { priceAtomic: 2000 }), squatter, answered(PROVIDER)).reason, /price 1000 differs from registered 2000/)
+  t.match(decideOwnership(record(PROVIDER, { priceAtomic: 2000 }), squatter, answered(PROVIDER)).reason, /price 0\.001 USDC differs from registered 0\.002 USDC/)
   t.match(decideOwnership(record(PROVIDER), squatter, answered(PROVIDER, '1000', 'eip155:137')).reason, /network eip155:137 differs/)
   // Each is judged by the answer to its own request: the holder's own answer still matches it.
   t.match(decideOwnership(provider, { ...squatter, endpoint: `${squatter.endpoint}/` }, answered(PROVIDER), answered(SQUATTER)).reason, /already matches/, 'the holder judged with its own answer')
@@ -115,7 +115,7 @@ test('a verified listing keeps its endpoint against registrations that do not ma
 
   const attempts: Array<[string, Record<string, unknown>, RegExp]> = [
     ['another payTo', { x402Config: { paymentAddress: SQUATTER, network: 'base' } }, /verified listing.*payTo 0x6a86…550b differs from registered 0x1111…1111/],
-    ['another price', { x402Config: { paymentAddress: PROVIDER, network: 'base' }, pricing: { currency: 'USDC', pricePerRequest: '0.002' } }, /price 1000 differs from registered 2000/],
+    ['another price', { x402Config: { paymentAddress: PROVIDER, network: 'base' }, pricing: { currency: 'USDC', pricePerRequest: '0.002' } }, /price 0\.001 USDC differs from registered 0\.002 USDC/],
     ['another network', { x402Config: { paymentAddress: PROVIDER, network: 'polygon' } }, /network eip155:8453 differs from registered eip155:137/],
     ['the same terms', { x402Config: { paymentAddress: PROVIDER, network: 'base' } }, /already matches the endpoint's live 402 answer/]
   ]

@@ -31,7 +31,7 @@ test('v2 (@x402/express): match, and each mismatch named', async (t) => {
   t.ok(!Number.isNaN(Date.parse(ok.checkedAt)))
 
   t.match(await p.probe(target(server.url, { paymentAddress: OTHER })), { answered402: true, matched: false, reason: 'payTo 0x1111…1111 differs from registered 0x2222…2222' })
-  t.match(await p.probe(target(server.url, { priceAtomic: 2000 })), { matched: false, reason: 'price 1000 differs from registered 2000 (atomic units)' })
+  t.match(await p.probe(target(server.url, { priceAtomic: 2000 })), { matched: false, reason: 'price 0.001 USDC differs from registered 0.002 USDC' })
   t.match(await p.probe(target(server.url, { network: 'eip155:84532' })), { matched: false, reason: 'network eip155:8453 differs from registered eip155:84532' })
 })
 
@@ -57,7 +57,7 @@ test('v1 (x402-express): match and mismatch', { skip: x402V1Available() ? false 
   t.teardown(server.close)
   const p = prober(t)
   t.match(await p.probe(target(server.url)), { x402Version: 1, matched: true, accepts: [{ network: 'eip155:8453', amount: '1000' }] })
-  t.match(await p.probe(target(server.url, { priceAtomic: 5 })), { x402Version: 1, matched: false, reason: /price 1000 differs/ })
+  t.match(await p.probe(target(server.url, { priceAtomic: 5 })), { x402Version: 1, matched: false, reason: /price 0\.001 USDC differs from registered 0\.000005 USDC/ })
 })
 
 test('requests like a paying client: method, Accept JSON, catalog user agent', async (t) => {
@@ -215,7 +215,7 @@ test('what a probe keeps of the accepts is bounded: the matching entry, extra of
   t.equal(unmatched.matched, false)
   t.equal(unmatched.accepts?.length, 4, 'at most four entries of an answer that matched nothing')
   t.ok(JSON.stringify(unmatched.accepts).length < 4 * 1024)
-  t.match(unmatched.reason, /price 2000, 2001, 2002 and 7 more differs/, 'the reason still names what the endpoint asked')
+  t.match(unmatched.reason, /price 0\.002 USDC, 0\.002001 USDC, 0\.002002 USDC and 7 more differs/, 'the reason still names what the endpoint asked')
 })
 
 test('an answer whose every entry has an oversized field has no usable requirement', async (t) => {

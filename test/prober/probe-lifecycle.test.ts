@@ -89,7 +89,7 @@ test('mismatch, outage and recovery through on-demand probes; the probes listing
   t.same((await app.inject(`/api/services/${id}/probes`)).headers['x-total-count'], '6')
 
   // app.prober.probe stores nothing.
-  t.match(await app.prober.probe({ endpoint: back.url, method: 'GET', network: 'eip155:8453', paymentAddress: PAY_TO, priceAtomic: 1 }), { matched: false, reason: /price 1000 differs from registered 1/ })
+  t.match(await app.prober.probe({ endpoint: back.url, method: 'GET', network: 'eip155:8453', paymentAddress: PAY_TO, priceAtomic: 1 }), { matched: false, reason: /price 0\.001 USDC differs from registered 0\.000001 USDC/ })
   t.equal((await app.store.listProbes(id, { limit: 100, offset: 0 })).total, 6)
 })
 

@@ -101,7 +101,8 @@ test('matching: network, payTo, price and asset, each with its reason', async (t
   t.match(matchRequirements(TARGET, [{ ...ENTRY, payTo: PAY_TO.toUpperCase().replace('0X', '0x') }]), { matched: true }, 'EVM addresses compare case-insensitively')
   t.match(matchRequirements(TARGET, [{ ...ENTRY, network: 'eip155:84532' }]), { matched: false, reason: 'network eip155:84532 differs from registered eip155:8453' })
   t.match(matchRequirements(TARGET, [{ ...ENTRY, payTo: '0xabcdef0000000000000000000000000000001234' }]), { matched: false, reason: 'payTo 0xabcd…1234 differs from registered 0x1111…1111' })
-  t.match(matchRequirements(TARGET, [{ ...ENTRY, amount: '2000' }]), { matched: false, reason: 'price 2000 differs from registered 1000 (atomic units)' })
+  t.match(matchRequirements(TARGET, [{ ...ENTRY, amount: '2000' }]), { matched: false, reason: 'price 0.002 USDC differs from registered 0.001 USDC' })
+  t.match(matchRequirements(TARGET, [{ ...ENTRY, amount: '1e3' }, { ...ENTRY, amount: '' }]), { matched: false, reason: 'price "1e3", "" differs from registered 0.001 USDC' }, 'an amount that is not a whole number is shown as it came')
   t.match(matchRequirements(TARGET, [{ ...ENTRY, asset: '0x0000000000000000000000000000000000000001' }]), { matched: false, reason: /asset 0x0000…0001 is not USDC on eip155:8453/ })
   t.match(matchRequirements(TARGET, [{ ...ENTRY, amount: '5' }, ENTRY]), { matched: true }, 'one matching entry among several is enough')
   const solTarget = { ...TARGET, network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', paymentAddress: 'So11111111111111111111111111111111111111112' }

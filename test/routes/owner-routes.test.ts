@@ -146,7 +146,7 @@ test('a change to what the probe checks unverifies and re-probes; other changes 
   const probe = await call(app, 'POST', `${url}/probe`, API_KEY)
   t.equal(probe.statusCode, 200)
   t.equal(probe.json().matched, false)
-  t.match(probe.json().reason, /price 1000 differs from registered 2000/)
+  t.match(probe.json().reason, /price 0\.001 USDC differs from registered 0\.002 USDC/)
   t.equal(await statusOf(), 'unverified')
 
   t.equal((await call(app, 'PATCH', url, API_KEY, { pricing: { pricePerRequest: '0.001' } })).statusCode, 200)
