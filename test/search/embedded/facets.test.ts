@@ -4,15 +4,15 @@
  * result list, so any engine behind the port is held to the same answer.
  */
 import { test } from 'tap'
-import { toSearchDocument } from '../../indexer/search-document.js'
-import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
-import type { ServiceRecord } from '../../src/domain/service.js'
-import { splitQueryWords } from '../../src/search/analysis/analyzer.js'
-import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
-import type { FacetDistribution, SearchQuery } from '../../src/search/search-engine.js'
-import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
-import type { ServiceFilter } from '../../src/domain/catalog-query.js'
-import { build, tempDataDir } from '../helper.js'
+import { toSearchDocument } from '../../../indexer/search-document.js'
+import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
+import type { ServiceRecord } from '../../../src/domain/service.js'
+import { splitQueryWords } from '../../../src/search/analysis/analyzer.js'
+import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
+import type { FacetDistribution, SearchQuery } from '../../../src/search/search-engine.js'
+import { EmbeddedSearchEngine } from '../../../src/search/embedded/engine.js'
+import type { ServiceFilter } from '../../../src/domain/catalog-query.js'
+import { build, tempDataDir } from '../../helper.js'
 
 function tally (records: readonly ServiceRecord[]): Required<FacetDistribution> {
   const counts: Required<FacetDistribution> = { category: {}, status: {}, network: {} }
