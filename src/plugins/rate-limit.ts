@@ -51,7 +51,7 @@ const COUNTED_CLIENTS = 20_000
 
 const ipKey = (request: FastifyRequest): string => `ip:${normalizeIP(request.ip)}`
 
-/** @fastify/rate-limit's own in-memory store (not in its exports map' types, hence require). */
+/** @fastify/rate-limit's own in-memory store: the package declares no types for it, hence require. */
 const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache: number) => FastifyRateLimitStore
 
 /**
