@@ -64,7 +64,7 @@ export class JobBoard {
    * Starts `work` as a job of `ownerId`; a RateLimitedError when that key has too many running,
    * or the board is full of running jobs. An error of the work ends the job `failed` with it.
    */
-  start<T> (ownerId: string | null, kind: JobKind, total: number, work: (context: JobContext) => Promise<T>): { id: string, finished: Promise<JobEnd<T>> } {
+  start<T> (ownerId: string | null, kind: JobKind, total: number, work: (context: JobContext) => Promise<T>): { id: string, view: JobView<T>, finished: Promise<JobEnd<T>> } {
     this.#forget()
     const running = [...this.#jobs.values()].filter((job) => job.view.state === 'running')
     if (running.filter((job) => job.ownerId === ownerId).length >= this.options.maxRunningPerOwner) {
@@ -111,7 +111,7 @@ export class JobBoard {
     })()
     job.finished = finished.then(() => {})
     this.#jobs.set(view.id, job)
-    return { id: view.id, finished }
+    return { id: view.id, view, finished }
   }
 
   /** The job as `ownerId` may see it: null for an unknown id, an ended job forgotten, or another key's job. */

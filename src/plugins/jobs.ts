@@ -4,7 +4,7 @@
  * CATALOG_ANSWER_WITHIN_MS of the request's start, or else 202 with the job to follow.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { JobBoard, type JobEnd, type JobView } from '../application/jobs.js'
 
 declare module 'fastify' {
@@ -15,7 +15,7 @@ declare module 'fastify' {
        * The job's result when it ends within the bound (counted from the request's start; its
        * error thrown as the request's), else 202 with the job's view and its URL in Location.
        */
-      answerWithin: <T>(request: FastifyRequest, reply: FastifyReply, job: { id: string, finished: Promise<JobEnd<T>> }) => Promise<T | JobView<T>>
+      answerWithin: <T>(reply: FastifyReply, job: { id: string, view: JobView<T>, finished: Promise<JobEnd<T>> }) => Promise<T | JobView<T>>
     }
   }
 }
@@ -27,7 +27,7 @@ export default fp(async function jobsPlugin (app: FastifyInstance, opts: { answe
   const board = new JobBoard((err, view) => { app.log.error({ err, job: view.id, kind: view.kind }, 'job failed') })
   app.decorate('jobs', {
     board,
-    answerWithin: async <T>(request: FastifyRequest, reply: FastifyReply, job: { id: string, finished: Promise<JobEnd<T>> }): Promise<T | JobView<T>> => {
+    answerWithin: async <T>(reply: FastifyReply, job: { id: string, view: JobView<T>, finished: Promise<JobEnd<T>> }): Promise<T | JobView<T>> => {
       // reply.elapsedTime: since the request arrived, so the bound covers the work before the job too.
       const waitMs = Math.max(0, opts.answerWithinMs - reply.elapsedTime)
       let timer: NodeJS.Timeout | undefined
@@ -37,9 +37,8 @@ export default fp(async function jobsPlugin (app: FastifyInstance, opts: { answe
         if (ended.view.state === 'failed') throw ended.error
         return ended.view.result as T
       }
-      const view = board.get(job.id, request.ownerId ?? null) as JobView<T>
       reply.code(202).header('location', jobUrl(job.id))
-      return view
+      return job.view
     }
   })
   app.addHook('preClose', async () => { await board.close() })

@@ -246,7 +246,8 @@ export class ProbeHttpClient {
    */
   async request (url: string, method: string, options: RequestOptions = {}): Promise<HttpAnswer> {
     const { signal, readBodyUpTo, sameOrigin = false } = options
-    const origin = originOfUrl(url)
+    // Only proof reads compare origins; a probe follows redirects anywhere.
+    const origin = sameOrigin ? originOfUrl(url) : null
     let started = performance.now()
     const elapsed = (): number => Math.round(performance.now() - started)
     const deadline = AbortSignal.timeout(this.#options.timeoutMs)
@@ -285,7 +286,7 @@ export class ProbeHttpClient {
           await response.body.dump()
           if (hop >= this.#options.maxRedirects) return { ok: false, reason: `more than ${this.#options.maxRedirects} redirects`, latencyMs: elapsed() }
           const next = new URL(location, parsed).href
-          const nextOrigin = originOfUrl(next)
+          const nextOrigin = sameOrigin ? originOfUrl(next) : null
           if (sameOrigin && nextOrigin !== origin) {
             return { ok: false, reason: `redirected to ${nextOrigin ?? next} (${next.slice(0, 300)}): only ${origin ?? url}'s own answer counts`, latencyMs: elapsed() }
           }

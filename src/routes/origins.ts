@@ -28,7 +28,7 @@ const originsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const read = await readOrigin(app, request.body.origin)
     const { ownerId, log } = request
     const job = app.jobs.board.start(ownerId, 'origin-import', read.resources.length, async (context) => await importResources(app, log, ownerId, read, context))
-    return await app.jobs.answerWithin(request, reply, job)
+    return await app.jobs.answerWithin(reply, job)
   })
 }
 
