@@ -66,7 +66,7 @@ export async function prepareListing (app: FastifyInstance, ownerId: string | nu
   const read = await app.prober.read(endpoint, method)
   if (!read.ok) throw new EndpointNotPayableError(read.outcome.reason)
   const fields: PrefilledField[] = []
-  const chosen = pricing === undefined || x402Config === undefined ? chooseRequirement(read.payment.accepts, x402Config?.network ?? body.network) : null
+  const chosen = pricing === undefined || x402Config === undefined ? chooseRequirement(read.payment.accepts, x402Config?.network ?? body.network, x402Config === undefined ? 'network' : 'x402Config.network') : null
   const text = listingText(read.payment.text, endpoint, method, { description })
   const full: RegistrationBody = {
     endpoint,

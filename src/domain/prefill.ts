@@ -72,15 +72,16 @@ export function listingText (
  * The accepts entry a listing is made from: on `network` when one was asked for (any entry on
  * it), else the first on a network the catalog knows; in that network's USDC when the catalog
  * knows the token. A ValidationError naming what is missing otherwise (the 402 is valid, but
- * nothing in it can be listed).
+ * nothing in it can be listed). `networkField` is the request field the network came from, so
+ * an error names the field the client sent.
  */
-export function chooseRequirement (accepts: readonly PaymentRequirement[], network: string | undefined): { requirement: PaymentRequirement, currency: string, price: string } {
+export function chooseRequirement (accepts: readonly PaymentRequirement[], network: string | undefined, networkField = 'network'): { requirement: PaymentRequirement, currency: string, price: string } {
   const wanted = network === undefined ? undefined : resolveNetwork(network)
-  if (network !== undefined && wanted === undefined) throw new ValidationError('network', `unknown network "${network}"; use an x402 network name (base, solana, …) or a CAIP-2 id (eip155:8453, …)`)
+  if (network !== undefined && wanted === undefined) throw new ValidationError(networkField, `unknown network "${network}"; use an x402 network name (base, solana, …) or a CAIP-2 id (eip155:8453, …)`)
   const candidates = accepts.filter((entry) => wanted === undefined ? resolveNetwork(entry.network) !== undefined : entry.network === wanted.id)
   if (candidates.length === 0) {
     const offered = [...new Set(accepts.map((entry) => entry.network))].join(', ')
-    throw new ValidationError('network', wanted === undefined
+    throw new ValidationError(networkField, wanted === undefined
       ? `the endpoint's 402 answer offers no network the catalog knows (it offers ${offered})`
       : `the endpoint's 402 answer offers no payment on ${wanted.id} (it offers ${offered})`)
   }

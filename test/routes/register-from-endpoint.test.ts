@@ -62,6 +62,9 @@ test('without serviceName the name comes from the description, and explicit valu
   t.equal(elsewhere.statusCode, 400)
   t.equal(elsewhere.json().field, 'network')
   t.match(elsewhere.json().message, /offers no payment on solana:/)
+  const configured = await register(app, { endpoint: server.url, method: 'POST', x402Config: { paymentAddress: PAY_TO, network: 'solana' } })
+  t.equal(configured.statusCode, 400)
+  t.equal(configured.json().field, 'x402Config.network', 'the error names the field the network was sent in')
 })
 
 test('an endpoint without a valid x402 402 answer is a 422 naming why, and nothing is stored', async (t) => {
