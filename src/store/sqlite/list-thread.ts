@@ -73,11 +73,6 @@ export class ListThread {
     }
   }
 
-  /** Terminates the thread as a crash would (tests). */
-  async crash (): Promise<void> {
-    await this.#rpc.crash()
-  }
-
   async close (): Promise<void> {
     await this.#rpc.close()
   }

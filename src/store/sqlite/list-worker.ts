@@ -6,10 +6,10 @@ import type { ListAnswer, ListRequest, ListThreadData } from './list-thread.js'
 
 const { dataDir, shared, slotBytes } = workerData as ListThreadData
 const bytes = new Uint8Array(shared)
-// The API thread's store opened (and migrated) the file before asking for a list. A small
-// page cache: a page's rows are random leaves of a table far larger than any cache (190 MB
+// The API thread's store opened the file and set up its layout before asking for a list. A
+// small page cache: a page's rows are random leaves of a table far larger than any cache (190 MB
 // at 100k services), so 16 MB of cache bought no measurable speed and cost ~20 MB of RSS.
-const store = new SqliteCatalogStore(dataDir, { migrated: true, pageCacheKib: 1024 })
+const store = new SqliteCatalogStore(dataDir, { layoutReady: true, pageCacheKib: 1024 })
 
 serveRpc<ListRequest, ListAnswer>(parentPort as NonNullable<typeof parentPort>, async (request) => {
   const { filter, sort, page, slot } = request
