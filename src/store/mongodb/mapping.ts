@@ -53,7 +53,7 @@ export interface ServiceDocument {
   callSchema?: string
   /** The declared extensions.bazaar as JSON text; absent when none. */
   bazaarExtension?: string
-  /** Keywords (documents of earlier builds are migrated to none). */
+  /** Keywords. */
   tags: string[]
   /** Which fields were prefilled from the endpoint's 402 answer; null when all were given. */
   prefill: PrefillInfo | null
@@ -277,16 +277,14 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     trustScore: doc.trustScore,
     uptimeScore: doc.uptimeScore,
     lastChecked: doc.lastChecked === null ? null : doc.lastChecked.toISOString(),
-    // Absent only on a document of an earlier build that the migration at open has not reached yet.
-    usage: doc.usage == null ? null : fromUsageDocument(doc.usage),
+    usage: doc.usage === null ? null : fromUsageDocument(doc.usage),
     paymentRequirements: doc.paymentRequirements,
     ownerId: doc.ownerId,
     claimed: doc.claimed,
     ...(doc.callSchema == null ? {} : { callSchema: JSON.parse(doc.callSchema) as CallSchema }),
     ...(doc.bazaarExtension == null ? {} : { bazaarExtension: JSON.parse(doc.bazaarExtension) as Record<string, unknown> }),
-    // Absent only on a document of an earlier build that the migration at open has not reached yet.
-    tags: doc.tags ?? [],
-    prefill: doc.prefill ?? null,
+    tags: doc.tags,
+    prefill: doc.prefill,
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString()
   }

@@ -1,14 +1,23 @@
 /**
- * MongoDB layout of the catalog: collection names, `$jsonSchema` validators and indexes.
+ * MongoDB layout of the catalog: collection names, `$jsonSchema` validators and indexes, and
+ * the layout marker (`store_meta`, STORE_LAYOUT) that says a database was made by this
+ * build's layout. A database made by another layout is refused, never converted: no release
+ * was made before this one, so there is no earlier layout to bring forward (the data is
+ * re-seeded or re-imported).
  *
  * Validators make the database refuse what the mapping would never write (a float price, a
  * missing endpoint), so a bug or a hand-made write cannot slip a bad document past the domain
  * rules. Money and counters are `long` (Int64): a JS number would be stored as a double.
  */
-import type { Document, IndexDescription } from 'mongodb'
+import { Long, MongoServerError, type Db, type Document, type IndexDescription } from 'mongodb'
+import { CatalogError } from '../../errors.js'
 import { HTTP_METHODS } from '../../domain/http-method.js'
 import { SERVICE_STATUSES } from '../../domain/trust.js'
 import type { ExtensionKey } from '../../domain/catalog-query.js'
+import type { CounterDocument } from './mapping.js'
+
+/** The layout this build creates and reads; raised whenever a collection, the fields of its documents or its indexes change. */
+export const STORE_LAYOUT = 1
 
 export const COLLECTIONS = {
   services: 'services',
@@ -32,7 +41,9 @@ export const COLLECTIONS = {
   /** The chain watcher's scanned blocks per network, at most CHAIN_CHECKPOINT_HISTORY each. */
   chainCheckpoints: 'chain_checkpoints',
   /** The block through which each watched payTo has been scanned, per network. */
-  chainPayTos: 'chain_pay_tos'
+  chainPayTos: 'chain_pay_tos',
+  /** `{_id: 'layout', version}`: the layout the database was made by (STORE_LAYOUT). */
+  storeMeta: 'store_meta'
 } as const
 
 export const SERVICE_COUNTER_ID = 'services'
@@ -100,11 +111,10 @@ export const SERVICE_VALIDATOR: Document = {
       paymentRequirements: { bsonType: ['array', 'null'], items: { bsonType: 'object' } },
       ownerId: { bsonType: ['string', 'null'] },
       claimed: { bsonType: 'bool' },
-      // Optional (absent: none declared), so documents of earlier builds need no migration. JSON
-      // text: a declared JSON Schema has \$-prefixed keys (\$schema, \$ref) that update operators refuse.
+      // Optional: absent while none is declared (a probe declaring none $unsets it). JSON text: a
+      // declared JSON Schema has \$-prefixed keys (\$schema, \$ref) that update operators refuse.
       callSchema: { bsonType: 'string', maxLength: 64 * 1024 },
       bazaarExtension: { bsonType: 'string', maxLength: 64 * 1024 },
-      // Added with registration from the endpoint (migrated: no tags, nothing prefilled).
       tags: { bsonType: 'array', maxItems: 5, items: string },
       prefill: { bsonType: ['object', 'null'] },
       createdAt: date,
@@ -241,7 +251,18 @@ export const PAY_TO_SCAN_VALIDATOR: Document = {
   }
 }
 
+/** The layout marker: one document, written when the database is set up (STORE_LAYOUT). */
+export const STORE_META_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'version'],
+    additionalProperties: false,
+    properties: { _id: { enum: ['layout'] }, version: { bsonType: 'int', minimum: 1 } }
+  }
+}
+
 export const VALIDATORS: Record<string, Document> = {
+  [COLLECTIONS.storeMeta]: STORE_META_VALIDATOR,
   [COLLECTIONS.services]: SERVICE_VALIDATOR,
   [COLLECTIONS.tombstones]: TOMBSTONE_VALIDATOR,
   [COLLECTIONS.apiKeys]: API_KEY_VALIDATOR,
@@ -253,85 +274,6 @@ export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.payments]: PAYMENT_VALIDATOR,
   [COLLECTIONS.chainCheckpoints]: CHECKPOINT_VALIDATOR,
   [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR
-}
-
-/**
- * Service fields of earlier builds: fixture figures, replaced by `usage` (measured from
- * payments); `payToKey` is new beside them. A collection made by such a build is migrated
- * at open (mongo-store.ts, migrateServices).
- */
-export const LEGACY_SERVICE_FIELDS = ['txCount', 'totalRevenue'] as const
-const ADDED_SERVICE_FIELDS = ['usage', 'payToKey', 'resource', 'claimed', 'tags', 'prefill', 'origin'] as const
-
-/**
- * The validator while services are migrated: either layout, and any document half-way
- * between them (the new fields optional, the old ones allowed). Still strict otherwise
- * (`additionalProperties: false`, every other field typed and required), so a write of this
- * build to a document the migration has not reached yet (a probe's $set on an old
- * document) is admitted, and so is the migration's own update.
- */
-export function transitionalServiceValidator (): Document {
-  const schema = SERVICE_VALIDATOR.$jsonSchema as { required: string[], properties: Record<string, Document> }
-  return {
-    $jsonSchema: {
-      ...schema,
-      required: schema.required.filter((field) => !(ADDED_SERVICE_FIELDS as readonly string[]).includes(field)),
-      properties: { ...schema.properties, txCount: long, totalRevenue: decimal }
-    }
-  }
-}
-
-/** Whether a services collection's validator (from listCollections) is this build's layout: same fields required, no legacy field allowed. */
-export function serviceLayoutIsCurrent (validator: Document | undefined): boolean {
-  const schema = validator?.$jsonSchema as { required?: unknown, properties?: Record<string, unknown> } | undefined
-  if (schema === undefined || !Array.isArray(schema.required)) return false
-  const current = (SERVICE_VALIDATOR.$jsonSchema as { required: string[] }).required
-  const required = new Set(schema.required)
-  return required.size === current.length && current.every((field) => required.has(field)) &&
-    LEGACY_SERVICE_FIELDS.every((field) => schema.properties?.[field] === undefined)
-}
-
-/**
- * The migration of a service document made by an earlier build, as one updateMany: the
- * filter matches only documents still needing it (so a second run changes nothing), and
- * the update is a pipeline so that it derives `payToKey` from the stored address (the
- * same rule as payToKey: EVM `0x…` lower-cased, anything else as it is) and keeps a
- * `usage` that a write of this build already stored, setting null only where none is.
- */
-export const SERVICE_MIGRATION: { filter: Document, update: Document[] } = {
-  filter: {
-    $or: [
-      ...LEGACY_SERVICE_FIELDS.map((field) => ({ [field]: { $exists: true } })),
-      ...ADDED_SERVICE_FIELDS.map((field) => ({ [field]: { $exists: false } }))
-    ]
-  },
-  update: [
-    {
-      $set: {
-        usage: { $ifNull: ['$usage', null] },
-        // A listing's identity before declared resources counted: its endpoint.
-        resource: { $ifNull: ['$resource', '$endpoint'] },
-        claimed: { $ifNull: ['$claimed', false] },
-        tags: { $ifNull: ['$tags', []] },
-        prefill: { $ifNull: ['$prefill', null] },
-        // originOf(endpoint): a canonical endpoint is its origin, then '/' and the path, so the
-        // origin is the text before the first '/' after "://".
-        origin: {
-          $ifNull: ['$origin', {
-            $substrCP: ['$endpoint', 0, { $indexOfCP: ['$endpoint', '/', { $add: [{ $indexOfCP: ['$endpoint', '://'] }, 3] }] }]
-          }]
-        },
-        payToKey: {
-          $cond: [
-            { $eq: [{ $substrCP: ['$paymentAddress', 0, 2] }, '0x'] },
-            { $toLower: '$paymentAddress' },
-            '$paymentAddress'
-          ]
-        }
-      }
-    },
-    { $unset: [...LEGACY_SERVICE_FIELDS] }
-  ]
 }
 
 /** Document fields behind each list sort (SortField → field). */
@@ -404,9 +346,6 @@ export const API_KEY_INDEXES: IndexDescription[] = [
   { key: { createdAt: 1, _id: 1 }, name: 'createdAt_id' }
 ]
 
-/** Indexes of earlier builds that nothing uses any more: dropped at open. */
-export const DROPPED_SERVICE_INDEXES = ['paymentAddress_id', 'endpoint_unique']
-
 export const PAYMENT_INDEXES: IndexDescription[] = [
   // Idempotence: a payment is stored once, however often its range is scanned.
   { key: { network: 1, txHash: 1, logIndex: 1 }, name: 'network_txHash_logIndex_unique', unique: true },
@@ -424,3 +363,93 @@ export const CHECKPOINT_INDEXES: IndexDescription[] = [
 export const PAY_TO_SCAN_INDEXES: IndexDescription[] = [
   { key: { network: 1, payTo: 1 }, name: 'network_payTo_unique', unique: true }
 ]
+
+/** The code of a write a unique index refused. */
+export const DUPLICATE_KEY = 11000
+const NAMESPACE_EXISTS = 48
+
+/** `store_meta`'s one document: the layout the database was made by. */
+export interface LayoutMarkerDocument {
+  _id: 'layout'
+  version: number
+}
+
+/** A database made by another layout than this build's (STORE_LAYOUT): refused at open, left as it was. */
+export class MongoStoreLayoutError extends CatalogError {
+  /** `found`: the marker's version as the database holds it, or 'none' when it has no marker. */
+  constructor (database: string, found: string) {
+    super(`MongoDB database ${database} was made by another build (store layout ${found}, this build reads ${STORE_LAYOUT}): ` +
+      'drop it or point MONGO_URL at an empty database, then re-seed or re-import', 'STORE_LAYOUT', 500)
+  }
+}
+
+export type LayoutVerdict = { action: 'create' } | { action: 'open' } | { action: 'refuse', error: MongoStoreLayoutError }
+
+/**
+ * What opening does with a database, from the names of its collections and its layout marker
+ * (null when it has none):
+ * - marked with this build's layout: open it (collections, validators and indexes are
+ *   ensured again, idempotently);
+ * - no marker and none of the catalog's collections: a new database, set it up;
+ * - anything else is refused: the catalog's collections without a marker (an earlier build,
+ *   which wrote none), or a marker of another layout.
+ * `store_meta` alone, without the marker, is a database whose first start stopped before the
+ * marker was written, nothing else being created before it: a new database too.
+ */
+export function layoutVerdict (database: string, collections: readonly string[], marker: { version?: unknown } | null): LayoutVerdict {
+  if (marker?.version === STORE_LAYOUT) return { action: 'open' }
+  const ours = new Set<string>(Object.values(COLLECTIONS))
+  ours.delete(COLLECTIONS.storeMeta)
+  if (marker === null && !collections.some((name) => ours.has(name))) return { action: 'create' }
+  return { action: 'refuse', error: new MongoStoreLayoutError(database, marker === null ? 'none' : String(marker.version)) }
+}
+
+async function layoutMarker (db: Db): Promise<LayoutMarkerDocument | null> {
+  return await db.collection<LayoutMarkerDocument>(COLLECTIONS.storeMeta).findOne({ _id: 'layout' })
+}
+
+/** Creates a collection with its validator; one that exists gets the validator set (strict: every insert and update is checked). */
+async function ensureCollection (db: Db, name: string, validator: Document): Promise<void> {
+  const options = { validator, validationLevel: 'strict', validationAction: 'error' } as const
+  try {
+    await db.createCollection(name, options)
+  } catch (err) {
+    if (!(err instanceof MongoServerError && err.code === NAMESPACE_EXISTS)) throw err
+    await db.command({ collMod: name, ...options })
+  }
+}
+
+/**
+ * Throws MongoStoreLayoutError, having written nothing, unless the database is new or made by
+ * this layout; then creates what is missing of the layout (collections with their
+ * validators, indexes, the change counter) and sets the validators again.
+ */
+export async function setUpLayout (db: Db): Promise<void> {
+  const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name)
+  const verdict = layoutVerdict(db.databaseName, collections, await layoutMarker(db))
+  if (verdict.action === 'refuse') throw verdict.error
+  if (verdict.action === 'create') {
+    // The marker first, then the rest: a first start stopped half-way leaves a database marked
+    // with this layout, which the next start completes (every step below is idempotent); the
+    // other order would leave collections without a marker, refused as an earlier build's.
+    await ensureCollection(db, COLLECTIONS.storeMeta, STORE_META_VALIDATOR)
+    await db.collection<LayoutMarkerDocument>(COLLECTIONS.storeMeta).insertOne({ _id: 'layout', version: STORE_LAYOUT }).catch((err: unknown) => {
+      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err
+    })
+    // Read again: another process may have set up the same new database first (another build's, even).
+    const marker = await layoutMarker(db)
+    if (marker?.version !== STORE_LAYOUT) throw new MongoStoreLayoutError(db.databaseName, marker === null ? 'none' : String(marker.version))
+  }
+  for (const [name, validator] of Object.entries(VALIDATORS)) await ensureCollection(db, name, validator)
+  await db.collection(COLLECTIONS.services).createIndexes(serviceIndexes())
+  await db.collection(COLLECTIONS.tombstones).createIndexes(TOMBSTONE_INDEXES)
+  await db.collection(COLLECTIONS.apiKeys).createIndexes(API_KEY_INDEXES)
+  await db.collection(COLLECTIONS.probes).createIndexes(PROBE_INDEXES)
+  await db.collection(COLLECTIONS.originClaims).createIndexes(ORIGIN_CLAIM_INDEXES)
+  await db.collection(COLLECTIONS.transfers).createIndexes(TRANSFER_INDEXES)
+  await db.collection(COLLECTIONS.payments).createIndexes(PAYMENT_INDEXES)
+  await db.collection(COLLECTIONS.chainCheckpoints).createIndexes(CHECKPOINT_INDEXES)
+  await db.collection(COLLECTIONS.chainPayTos).createIndexes(PAY_TO_SCAN_INDEXES)
+  await db.collection<CounterDocument>(COLLECTIONS.counters).updateOne(
+    { _id: SERVICE_COUNTER_ID }, { $setOnInsert: { seq: Long.ZERO } }, { upsert: true })
+}

@@ -1,31 +1,31 @@
 /**
  * The MongoDB store's pure parts, with the driver's own BSON types: document mapping (and
- * what the BSON encoder really writes), the validators against the mapping, the migration of
- * an earlier build's services, the filter, sort and aggregation builders against the
- * indexes, the change-feed merge. The adapter against a server:
- * test/contract/catalog-store.test.ts (MONGO_URL).
+ * what the BSON encoder really writes), the validators against the mapping, which databases
+ * opening sets up, opens or refuses (the layout marker), the filter, sort and aggregation
+ * builders against the indexes, the change-feed merge. The adapter against a server:
+ * test/contract/catalog-store.test.ts and test/store/mongodb/layout.test.ts (MONGO_URL).
  */
 import { test } from 'tap'
 import { BSON, Decimal128, Long, MongoBulkWriteError, MongoServerError, ObjectId } from 'mongodb'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
-import { originOf } from '../../../src/domain/endpoint-url.js'
 import type { PaymentRecord, ServiceUsage } from '../../../src/domain/payment.js'
 import { SORT_FIELDS } from '../../../src/domain/catalog-query.js'
-import { DuplicateEndpointError } from '../../../src/errors.js'
+import { CatalogError, DuplicateEndpointError } from '../../../src/errors.js'
 import { mergeFeed } from '../../../src/store/mongodb/feed.js'
 import {
   decimalString, fromApiKeyDocument, fromAtomicDecimal, fromCheckpointDocument, fromLong, fromPaymentDocument, fromServiceDocument, fromUsageDocument,
   toApiKeyDocument, toAmountLong, toAtomicDecimal, toLong, toPaymentDocument, toServiceDocument, toUsageDocument,
   type CheckpointDocument, type PayToScanDocument, type PaymentDocument, type ServiceDocument, type TombstoneDocument
 } from '../../../src/store/mongodb/mapping.js'
-import { duplicateEndpointOf, redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/mongo-store.js'
+import { redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/connection.js'
+import { duplicateEndpointOf } from '../../../src/store/mongodb/services.js'
 import { paymentUpserts } from '../../../src/store/mongodb/payments.js'
 import { PAYMENT_ORDER, paymentFilter, paymentSummaryPipeline, serviceFilter, serviceSort, toPaymentSummary } from '../../../src/store/mongodb/query.js'
 import {
-  API_KEY_VALIDATOR, CHECKPOINT_INDEXES, CHECKPOINT_VALIDATOR, EQUALITY_FILTER_KEYS, PAYMENT_INDEXES, PAYMENT_VALIDATOR, PAY_TO_SCAN_INDEXES,
-  PAY_TO_SCAN_VALIDATOR, SERVICE_MIGRATION, SERVICE_VALIDATOR, SORT_KEYS, TOMBSTONE_VALIDATOR, serviceIndexes, serviceLayoutIsCurrent,
-  transitionalServiceValidator
+  API_KEY_VALIDATOR, CHECKPOINT_INDEXES, CHECKPOINT_VALIDATOR, COLLECTIONS, EQUALITY_FILTER_KEYS, PAYMENT_INDEXES, PAYMENT_VALIDATOR, PAY_TO_SCAN_INDEXES,
+  PAY_TO_SCAN_VALIDATOR, SERVICE_VALIDATOR, SORT_KEYS, STORE_LAYOUT, STORE_META_VALIDATOR, TOMBSTONE_VALIDATOR, VALIDATORS, MongoStoreLayoutError,
+  layoutVerdict, serviceIndexes, type LayoutMarkerDocument
 } from '../../../src/store/mongodb/schema.js'
 
 const records = seedRecords(readSeedFile('demo'), '2025-01-02T03:04:05.678Z')
@@ -228,101 +228,41 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   check('chain checkpoints', CHECKPOINT_VALIDATOR, [checkpoint])
   const scan: PayToScanDocument = { network: payment.network, payTo: payment.payTo, scannedTo: Long.fromNumber(100) }
   check('chain payTos', PAY_TO_SCAN_VALIDATOR, [scan])
+  const marker: LayoutMarkerDocument = { _id: 'layout', version: STORE_LAYOUT }
+  check('store meta', STORE_META_VALIDATOR, [marker])
+  t.notSame(violations(jsonSchema(STORE_META_VALIDATOR), { ...marker, version: 1.5 }), [], 'the layout is an int')
+  t.notSame(violations(jsonSchema(STORE_META_VALIDATOR), { ...marker, _id: 'other' }), [], 'the one document is the marker')
+  t.equal(VALIDATORS[COLLECTIONS.storeMeta], STORE_META_VALIDATOR, 'set again at every open, as every validator')
 })
 
-/** A service document as the build before usage wrote it: fixture figures, no usage, no payToKey (nor resource, claimed and origin, newer still). */
-function oldServiceDocument (r: ServiceRecord): Record<string, unknown> {
-  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, origin: _origin, ...rest } = toServiceDocument(r, 4)
-  return { ...rest, txCount: Long.fromNumber(42), totalRevenue: Decimal128.fromString('1.25') }
-}
+test('opening a database: a new one is set up, one of this layout opened, any other refused with one line', async (t) => {
+  const ours = Object.values(COLLECTIONS)
+  const marker = { _id: 'layout', version: STORE_LAYOUT }
+  t.same(layoutVerdict('catalog', [], null), { action: 'create' }, 'an empty database is set up')
+  t.same(layoutVerdict('catalog', ['other_app', 'system.views'], null), { action: 'create' }, 'collections that are not the catalog\'s do not count')
+  t.same(layoutVerdict('catalog', [COLLECTIONS.storeMeta], null), { action: 'create' },
+    'store_meta without its marker: a first start stopped before writing it (nothing else is created before the marker)')
+  t.same(layoutVerdict('catalog', ours, marker), { action: 'open' }, 'marked with this layout: opened')
+  t.same(layoutVerdict('catalog', [COLLECTIONS.storeMeta], marker), { action: 'open' }, 'marked, the rest not created yet (a first start stopped after the marker): opened and completed')
+  t.same(layoutVerdict('catalog', [], { ...marker, version: STORE_LAYOUT }), { action: 'open' })
 
-/** The earlier build's validator: this one's with txCount/totalRevenue in place of usage/payToKey. */
-function oldServiceValidator (): Record<string, unknown> {
-  const schema = jsonSchema(SERVICE_VALIDATOR)
-  const { usage: _usage, payToKey: _payToKey, resource: _resource, claimed: _claimed, origin: _origin, ...properties } = schema.properties ?? {}
-  return {
-    $jsonSchema: {
-      ...schema,
-      required: [...(schema.required ?? []).filter((f) => !['usage', 'payToKey', 'resource', 'claimed', 'origin'].includes(f)), 'txCount', 'totalRevenue'],
-      properties: { ...properties, txCount: { bsonType: 'long', minimum: 0 }, totalRevenue: { bsonType: 'decimal' } }
-    }
+  const refusal = (collections: readonly string[], found: { version?: unknown } | null): MongoStoreLayoutError | undefined => {
+    const verdict = layoutVerdict('catalog', collections, found)
+    return verdict.action === 'refuse' ? verdict.error : undefined
   }
-}
-
-/** The aggregation expressions and stages SERVICE_MIGRATION uses, as MongoDB evaluates them (enough to run it here). */
-function evaluate (expr: unknown, doc: Record<string, unknown>): unknown {
-  if (typeof expr === 'string' && expr.startsWith('$')) return doc[expr.slice(1)]
-  if (expr === null || typeof expr !== 'object' || Array.isArray(expr)) return expr
-  const [[op, args]] = Object.entries(expr) as [[string, unknown]]
-  // An operator of one argument may take it bare ({ $toLower: '$x' }).
-  const a = [args].flat().map((arg) => evaluate(arg, doc))
-  switch (op) {
-    case '$ifNull': return a[0] ?? a[1]
-    case '$cond': return a[0] === true ? a[1] : a[2]
-    case '$eq': return a[0] === a[1]
-    case '$substrCP': return [...(a[0] as string)].slice(a[1] as number, (a[1] as number) + (a[2] as number)).join('')
-    // Code points, as MongoDB counts them; -1 when absent.
-    case '$indexOfCP': { const cps = [...(a[0] as string)]; const needle = [...(a[1] as string)]; for (let i = (a[2] as number | undefined) ?? 0; i + needle.length <= cps.length; i++) if (cps.slice(i, i + needle.length).join('') === a[1]) return i; return -1 }
-    case '$add': return (a as number[]).reduce((x, y) => x + y, 0)
-    case '$toLower': return (a[0] as string).toLowerCase()
-    default: throw new Error(`the test's evaluator does not know ${op}`)
+  const earlier = refusal([COLLECTIONS.services, COLLECTIONS.counters, COLLECTIONS.apiKeys], null)
+  t.ok(earlier instanceof MongoStoreLayoutError, 'the catalog\'s collections without a marker (an earlier build, which wrote none): refused')
+  t.equal(earlier?.message, `MongoDB database catalog was made by another build (store layout none, this build reads ${STORE_LAYOUT}): ` +
+    'drop it or point MONGO_URL at an empty database, then re-seed or re-import')
+  t.equal(earlier?.code, 'STORE_LAYOUT')
+  t.ok(earlier instanceof CatalogError, 'a CatalogError: the CLIs and the server print its message as one line and exit 1 (src/cli/run.ts)')
+  t.notMatch(earlier?.message ?? '', /\n/, 'one line')
+  for (const name of ours.filter((collection) => collection !== COLLECTIONS.storeMeta)) {
+    t.equal(refusal([name], null)?.code, 'STORE_LAYOUT', `${name} alone, unmarked: refused`)
   }
-}
-
-function runMigration (doc: Record<string, unknown>): Record<string, unknown> | null {
-  const matches = (SERVICE_MIGRATION.filter.$or as Array<Record<string, { $exists: boolean }>>)
-    .some((clause) => Object.entries(clause).every(([field, { $exists }]) => (field in doc && doc[field] !== undefined) === $exists))
-  if (!matches) return null
-  let out = { ...doc }
-  for (const stage of SERVICE_MIGRATION.update) {
-    if (stage.$set !== undefined) out = { ...out, ...Object.fromEntries(Object.entries(stage.$set as object).map(([field, expr]) => [field, evaluate(expr, out)])) }
-    if (stage.$unset !== undefined) for (const field of stage.$unset as string[]) delete out[field]
-  }
-  return out
-}
-
-test('services of the earlier build: migrated at open, no update of an old document refused on the way', async (t) => {
-  const evm = { ...record, paymentAddress: '0x6A8607afb7ac96d2c8a3e1b44560ff101b34550B' }
-  const solana = { ...record, paymentAddress: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }
-  const old = oldServiceDocument(evm)
-  const transitional = jsonSchema(transitionalServiceValidator())
-  const final = jsonSchema(SERVICE_VALIDATOR)
-  t.same(violations(jsonSchema(oldServiceValidator()), old), [], 'the fixture is what the earlier build wrote')
-  t.notSame(violations(final, old), [], 'this build\'s validator refuses an old document as it is...')
-  t.notSame(violations(jsonSchema(oldServiceValidator()), runMigration(old)), [], '...and the old validator refuses the migrated one: neither order of one collMod and the update is safe alone')
-
-  // Step 1, the transitional validator: every state a document passes through is admitted.
-  t.same(violations(transitional, old), [], 'an old document')
-  t.same(violations(transitional, { ...old, status: 'verified', trustScore: 80 }), [], 'an old document after a probe of this build ($set)')
-  t.same(violations(transitional, { ...old, usage: toUsageDocument(usage), trustScore: 70 }), [], 'an old document after recordUsage of this build')
-  t.same(violations(transitional, toServiceDocument(evm, 5)), [], 'a new document')
-  t.equal(jsonSchema(transitionalServiceValidator()).additionalProperties, false, 'still strict about unknown fields')
-  t.notSame(violations(transitional, { ...old, surprise: 1 }), [])
-  t.notSame(violations(transitional, { ...old, txCount: 1.5 }), [], 'and about the old fields\' types')
-
-  // Step 2 and 4, the migration: the new layout, payToKey as payToKey() computes it, a usage already written kept.
-  const migrated = runMigration(old)
-  t.same(migrated, toServiceDocument(evm, 4), 'an old document becomes exactly what this build writes')
-  t.same(violations(transitional, migrated), [])
-  t.same(violations(final, migrated), [], 'admitted by the final validator: the second pass after it is safe')
-  t.equal(migrated?.payToKey, '0x6a8607afb7ac96d2c8a3e1b44560ff101b34550b')
-  t.equal(runMigration(oldServiceDocument(solana))?.payToKey, solana.paymentAddress, 'a Solana address is kept as it is')
-  for (const endpoint of ['https://api.example.com/v1/x?q=1', 'http://127.0.0.1:8080/', 'http://[::1]:3000/a/b', 'https://例え.jp/天気', 'https://xn--r8jz45g.jp/%E5%A4%A9']) {
-    const canonical = new URL(endpoint).href
-    t.equal(runMigration(oldServiceDocument({ ...evm, endpoint: canonical }))?.origin, originOf(canonical), `origin of ${canonical}: originOf's`)
-  }
-  t.ok(serviceIndexes().some((index) => Object.keys(index.key as object).join() === 'origin,_id'), 'a proof finds an origin\'s listings by equality on an index, in id order')
-  const measured = { ...old, usage: toUsageDocument(usage) }
-  t.same(runMigration(measured)?.usage, toUsageDocument(usage), 'a usage written meanwhile is not reset')
-  t.equal(runMigration(toServiceDocument(evm, 5) as unknown as Record<string, unknown>), null, 'a document in this layout is not touched (a second run changes nothing)')
-  t.equal(runMigration(toServiceDocument({ ...evm, usage }, 5) as unknown as Record<string, unknown>), null)
-
-  // Which collections need it: decided by the stored validator.
-  t.ok(serviceLayoutIsCurrent(SERVICE_VALIDATOR), 'this build\'s validator: nothing to migrate')
-  t.ok(serviceLayoutIsCurrent(BSON.deserialize(BSON.serialize(SERVICE_VALIDATOR))), 'also as listCollections returns it')
-  t.notOk(serviceLayoutIsCurrent(oldServiceValidator()), 'the earlier build\'s: migrate')
-  t.notOk(serviceLayoutIsCurrent(transitionalServiceValidator()), 'the transitional one (a migration interrupted): migrate again')
-  t.notOk(serviceLayoutIsCurrent(undefined), 'no validator: migrate')
+  t.match(refusal(ours, { ...marker, version: STORE_LAYOUT + 1 })?.message, `(store layout ${STORE_LAYOUT + 1}, this build reads ${STORE_LAYOUT})`, 'a later layout: refused, naming it')
+  t.match(refusal([], { ...marker, version: 0 })?.message, '(store layout 0, ', 'another layout\'s marker alone: refused too')
+  t.match(new MongoStoreLayoutError('catalog_eu', 'none').message, /^MongoDB database catalog_eu was made by another build/, 'names the database')
 })
 
 test('payment filters: values under $eq, amounts as Int64, times as dates', async (t) => {
@@ -394,6 +334,7 @@ test('every sort ends with _id in the same direction', async (t) => {
 })
 
 test('each filter × sort of the list endpoint has an index that provides the order', async (t) => {
+  t.ok(serviceIndexes().some((index) => Object.keys(index.key as object).join() === 'origin,_id'), 'a proof finds an origin\'s listings by equality on an index, in id order')
   const indexes = serviceIndexes()
   const keys = indexes.map((index) => Object.entries(index.key as Record<string, number>))
   const has = (prefix: Array<[string, number]>): boolean => keys.some((key) => prefix.every(([field, dir], i) => key[i]?.[0] === field && key[i]?.[1] === dir) && key.length === prefix.length)
