@@ -80,7 +80,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
       ...(options.terminal === true ? { stream: terminalDestination(), serializers: { res: terminalResponse } } : {})
     },
     bodyLimit: BODY_LIMIT,
-    // No time limit on start: opening and migrating the store, seeding it and indexing what is
+    // No time limit on start: opening the store, seeding it and indexing what is
     // not indexed yet take as long as the data needs (about a minute for 100k services, more on
     // a busy machine), and Fastify's default of 10 s made such a start fail ("Plugin did not
     // start in time"). Every network wait in it is bounded by its adapter instead (MongoDB's
