@@ -4,41 +4,14 @@
  * endpoint's 402 `extensions["x402-catalog"]`, and asks for verification; a proven owner's
  * key then holds every listing of the origin.
  */
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   CLAIM_EXTENSION_KEY, CLAIM_WELL_KNOWN_PATH, MAX_CLAIM_DOCUMENT_BYTES, claimInstructions, documentClaims, newClaimToken
 } from '../domain/claims.js'
 import { canonicalEndpoint, canonicalOrigin, originOf } from '../domain/endpoint-url.js'
-import { HttpMethodEnum } from '../domain/http-method.js'
 import { ClaimNotProvenError, ValidationError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
-
-const OriginBody = Type.Object({
-  origin: Type.String({ minLength: 1, maxLength: 2048, description: 'The origin to claim, e.g. https://api.example.com (any URL of it is read as its origin)' })
-}, { additionalProperties: false })
-
-const VerifyBody = Type.Object({
-  origin: OriginBody.properties.origin,
-  endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: `A paid endpoint of the origin whose 402 answer carries extensions["${CLAIM_EXTENSION_KEY}"], when the token is published there rather than at ${CLAIM_WELL_KNOWN_PATH}` })),
-  method: Type.Optional(HttpMethodEnum)
-}, { additionalProperties: false })
-
-const ClaimSchema = Type.Object({
-  origin: Type.String(),
-  token: Type.String(),
-  instructions: Type.String(),
-  wellKnownUrl: Type.String({ description: 'Where to publish {"claims":["<token>"]}' }),
-  extensionKey: Type.String({ description: 'Or: the 402 answer\'s extensions key carrying the same document' }),
-  provenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
-}, { additionalProperties: false })
-
-const VerifiedSchema = Type.Object({
-  origin: Type.String(),
-  provenAt: Type.String({ format: 'date-time' }),
-  proof: Type.String({ description: 'The URL that served the token (a redirect within the origin is followed; one off it proves nothing)' }),
-  moved: Type.Array(Type.String(), { description: 'Ids of the listings of the origin that moved to this key' })
-}, { additionalProperties: false })
+import { ClaimBody, ClaimSchema, VerifiedSchema, VerifyBody } from './schemas/claims.js'
 
 const claimsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/claims', {
@@ -48,7 +21,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get this key\'s claim token for an origin (Bearer API key)',
       description: 'Asking again returns the same token. Publish it, then POST /api/claims/verify.',
       security: [{ bearerAuth: [] }],
-      body: OriginBody,
+      body: ClaimBody,
       response: { 200: ClaimSchema, 400: ErrorSchema, 401: ErrorSchema }
     }
   }, async (request) => {

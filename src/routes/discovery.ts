@@ -3,43 +3,17 @@
  * (`withBazaar(new HTTPFacilitatorClient({url}))` lists and searches the catalog) and the
  * `/.well-known/x402` list of verified resources that scanners such as x402scan import.
  */
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   BAZAAR_X402_VERSION, BazaarListResponseSchema, BazaarSearchResponseSchema, toBazaarItem, toCatalogFilter
 } from '../domain/bazaar.js'
-import { MAX_OFFSET, PageSizeSchema, DEFAULT_PAGE_SIZE, NoQuerySchema } from '../domain/service-query.js'
+import { MAX_OFFSET, DEFAULT_PAGE_SIZE, NoQuerySchema } from '../domain/service-query.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { ValidationError } from '../errors.js'
 import { etagOf, jsonArrayChunks, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { QueryText } from './schemas/search.js'
-
-/** The Bazaar client's filters (ListDiscoveryResourcesParams / SearchDiscoveryResourcesParams). */
-const BazaarFilterProperties = {
-  type: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Resource type; the catalog lists "http" resources' })),
-  payTo: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Payment address (EVM case-insensitive)' })),
-  scheme: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Payment scheme; the catalog describes "exact" payments' })),
-  network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'x402 name or CAIP-2 id' })),
-  extensions: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Extension key. `bazaar`: only resources whose endpoint declares the Bazaar discovery extension (each item carries its extensions.bazaar as declared); any other key (compared exactly) answers an empty list' })),
-  limit: Type.Optional(PageSizeSchema)
-}
-
-const ResourcesQuerySchema = Type.Object({
-  ...BazaarFilterProperties,
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
-}, { additionalProperties: false })
-
-const SearchQuerySchema = Type.Object({
-  query: QueryText,
-  ...BazaarFilterProperties,
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'pagination.cursor of the previous page' }))
-}, { additionalProperties: false })
-
-const WellKnownSchema = Type.Object({
-  version: Type.Literal(1),
-  resources: Type.Array(Type.String(), { description: 'Endpoints of verified services' })
-})
+import { NoBody } from './schemas/common.js'
+import { DiscoverySearchQuerySchema, ResourcesQuerySchema, WellKnownSchema } from './schemas/discovery.js'
 
 /** Discovery lists the most trusted first (verified before unverified), newest within a score. */
 const DISCOVERY_SORT = { field: 'trustScore', order: 'desc' } as const
@@ -78,7 +52,7 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['discovery'],
       summary: 'x402 Bazaar: search resources with the catalog\'s typo-tolerant search (bazaar.search({query}))',
-      querystring: SearchQuerySchema,
+      querystring: DiscoverySearchQuerySchema,
       response: { 200: BazaarSearchResponseSchema, 400: ErrorSchema }
     }
   }, async (request) => {
@@ -103,7 +77,7 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuerySchema,
       tags: ['discovery'],
       summary: 'Endpoints of verified services, for scanners such as x402scan (ETag; gzip and br)',
-      response: { 200: WellKnownSchema, 304: Type.Null() }
+      response: { 200: WellKnownSchema, 304: NoBody }
     }
   }, async (request, reply) => {
     const etag = etagOf('well-known', await app.store.latestSeq())

@@ -4,21 +4,15 @@
  * (src/plugins/snapshots.ts) and sent with its Content-Length: concurrent exports share one
  * build instead of each walking the store on the event loop.
  */
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BAZAAR_X402_VERSION, BazaarListResponseSchema, toBazaarItem, toCatalogFilter } from '../domain/bazaar.js'
-import { ServiceStatusEnum, type ServiceRecord } from '../domain/service.js'
+import type { ServiceRecord } from '../domain/service.js'
 import { etagOf, jsonArrayChunks, notModified } from '../json-stream.js'
 import { ErrorSchema } from '../plugins/errors.js'
+import { ExportQuerySchema, NotModified } from './schemas/export.js'
 
 /** Bump when the item format changes, so clients holding an old ETag get the new shape. */
 const EXPORT_FORMAT = 3
-
-export const ExportQuerySchema = Type.Object({
-  status: Type.Optional(ServiceStatusEnum),
-  network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'x402 name (base) or CAIP-2 id (eip155:8453): services accepting payment there' })),
-  category: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Category id' }))
-}, { additionalProperties: false })
 
 async function * items (records: AsyncIterable<ServiceRecord>): AsyncGenerator<string> {
   for await (const record of records) yield JSON.stringify(toBazaarItem(record))
@@ -30,7 +24,7 @@ const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['export'],
       summary: 'The full catalog in the x402 Bazaar discovery format (ETag / If-None-Match; gzip and br)',
       querystring: ExportQuerySchema,
-      response: { 200: BazaarListResponseSchema, 304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }), 400: ErrorSchema }
+      response: { 200: BazaarListResponseSchema, 304: NotModified, 400: ErrorSchema }
     }
   }, async (request, reply) => {
     const filter = toCatalogFilter(request.query) ?? {}

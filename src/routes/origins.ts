@@ -1,15 +1,11 @@
 /** /api/origins/import: register every paid resource an origin lists at /.well-known/x402 (src/application/import-origin.ts). */
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, REMOVED_FROM_DOCUMENT } from '../domain/origin-document.js'
 import { NoQuerySchema } from '../domain/service-query.js'
 import { importResources, readOrigin } from '../application/import-origin.js'
 import { ErrorSchema } from '../plugins/errors.js'
-import { ImportAnswer, JobSchema } from './schemas/origin-import.js'
-
-const ImportBody = Type.Object({
-  origin: Type.String({ minLength: 1, maxLength: 2048, description: 'The origin whose /.well-known/x402 to import, e.g. https://api.example.com (any URL of it is read as its origin)' })
-}, { additionalProperties: false })
+import { JobSchema } from './schemas/jobs.js'
+import { ImportAnswer, ImportBody } from './schemas/origins.js'
 
 const originsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/origins/import', {

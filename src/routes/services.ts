@@ -1,32 +1,19 @@
 /** /api/services: list, detail, status, registration (with endpoint ownership), owner changes and re-probes. */
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { SERVICE_ID_PATTERN } from '../domain/ids.js'
 import { payToKey } from '../domain/pay-to.js'
 import { applyServicePatch, RegistrationRequestSchema, ServicePatchSchema } from '../domain/registration.js'
-import { PrefilledFieldEnum } from '../domain/listing-text.js'
-import { StringEnum } from '../domain/string-enum.js'
 import { pairOf, prepareListing, refreshUsage as refreshListingUsage, storeListing } from '../application/register-listing.js'
 import { ServiceDetailSchema, ServiceSchema, ServiceStatusSchema, toService, toServiceDetail, toServiceStatus, type ServiceRecord } from '../domain/service.js'
-import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQueryProperties, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
+import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, ListQuerySchema, NoQuerySchema, toStoreQuery } from '../domain/service-query.js'
 import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
-import { PaymentSchema, toPaymentView } from '../domain/payment-view.js'
+import { toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage, type PayToPair } from '../application/usage.js'
 import { ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
-
-// No pattern: an id of any shape that no service has is a 404, not a 400.
-const IdParams = Type.Object({ id: Type.String({ description: `Service id (${SERVICE_ID_PATTERN})` }) })
-
-const PageQuerySchema = Type.Object({ limit: ListQueryProperties.limit, offset: ListQueryProperties.offset }, { additionalProperties: false })
-
-/** The 201 answer: the service, and which of its fields the catalog filled in. */
-const RegisteredServiceSchema = Type.Composite([ServiceSchema, Type.Object({
-  categorySource: StringEnum(['given', 'inferred'], { description: 'inferred: no category was sent, and the catalog chose one from the name, description and tags' }),
-  prefilled: Type.Array(PrefilledFieldEnum, { description: 'Fields taken from the endpoint\'s 402 answer (and category when inferred); probes keep name, description and tags among them current, and an inferred category follows the text they change' })
-})], { additionalProperties: false })
+import { NoBody, PageQuerySchema } from './schemas/common.js'
+import { PaymentsAnswer, ProbesAnswer, RegisteredServiceSchema, ServiceIdParams, ServiceListAnswer } from './schemas/services.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,7 +65,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'List services with filters, sorting and paging',
       querystring: ListQuerySchema,
       response: {
-        200: Type.Array(ServiceSchema, { description: 'A page of services; X-Total-Count holds the number of matches (an offset at or past it answers an empty page): exact for a listing; with query, X-Total-Exact says whether it is exact or the search engine\'s estimate' }),
+        200: ServiceListAnswer,
         400: ErrorSchema
       }
     }
@@ -103,7 +90,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'One service, with how to call it (callSchema) when its endpoint declares it',
-      params: IdParams,
+      params: ServiceIdParams,
       response: { 200: ServiceDetailSchema, 404: ErrorSchema }
     }
   }, async (request) => toServiceDetail(await findService(request.params.id)))
@@ -114,7 +101,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: NoQuerySchema,
       tags: ['services'],
       summary: 'Trust and monitoring signals of one service, and why (the last probe)',
-      params: IdParams,
+      params: ServiceIdParams,
       response: { 200: ServiceStatusSchema, 404: ErrorSchema }
     }
   }, async (request) => {
@@ -130,10 +117,10 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['services'],
       summary: 'x402 payments settled on-chain to this service, newest first (each checkable on a block explorer)',
       description: 'The payments its figures count: with a payTo other services share, those of its price, or all of the payTo\'s when some cannot be told apart (revenueScope "shared" in /status).',
-      params: IdParams,
+      params: ServiceIdParams,
       querystring: PageQuerySchema,
       response: {
-        200: Type.Array(PaymentSchema, { description: 'A page of payments; X-Total-Count holds how many there are' }),
+        200: PaymentsAnswer,
         400: ErrorSchema,
         404: ErrorSchema
       }
@@ -149,10 +136,10 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['services'],
       summary: 'Recent probes of one service, newest first',
-      params: IdParams,
+      params: ServiceIdParams,
       querystring: PageQuerySchema,
       response: {
-        200: Type.Array(ProbeSchema, { description: 'A page of probes; X-Total-Count holds how many are kept' }),
+        200: ProbesAnswer,
         400: ErrorSchema,
         404: ErrorSchema
       }
@@ -199,7 +186,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Change description, category, method, pricing or payment config (owner\'s key)',
       description: 'Validated by the registration rules. A change to what the probe checks (method, network, chains, payTo, price) makes a verified service unverified until a probe matches again, and queues that probe. A category the catalog inferred (none was sent at registration) is inferred again when the description or tags change; a category sent here is the owner\'s from then on.',
       security: [{ bearerAuth: [] }],
-      params: IdParams,
+      params: ServiceIdParams,
       body: ServicePatchSchema,
       response: { 200: ServiceSchema, 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema }
     }
@@ -223,8 +210,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['services'],
       summary: 'Remove a service (owner\'s key)',
       security: [{ bearerAuth: [] }],
-      params: IdParams,
-      response: { 204: Type.Null(), 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
+      params: ServiceIdParams,
+      response: { 204: NoBody, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
     }
   }, async (request, reply) => {
     const deleted = request.ownedService as ServiceRecord
@@ -241,7 +228,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['services'],
       summary: 'Probe the endpoint now, record the probe and apply the status rules (owner\'s key)',
       security: [{ bearerAuth: [] }],
-      params: IdParams,
+      params: ServiceIdParams,
       response: { 200: ProbeSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema }
     }
   }, async (request) => {

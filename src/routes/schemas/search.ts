@@ -1,15 +1,14 @@
 /** Request and response schemas of the search endpoints (also their OpenAPI documentation). */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { ServiceSchema, type ServiceJson } from '../../domain/service.js'
-import { ListQueryProperties, PageSizeSchema, MAX_OFFSET } from '../../domain/service-query.js'
+import { ListQueryProperties } from '../../domain/service-query.js'
 import { StringEnum } from '../../domain/string-enum.js'
 import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField, type MatchedToken, type MatchKind } from '../../search/search-engine.js'
 import { MAX_QUERY_LENGTH } from '../../search/service-search.js'
 import { ValidationError } from '../../errors.js'
 import { SORT_FIELDS } from '../../domain/catalog-query.js'
 import { SERVICE_STATUSES } from '../../domain/trust.js'
-
-export const QueryText = Type.String({ minLength: 1, maxLength: MAX_QUERY_LENGTH, description: `Search text, at most ${MAX_QUERY_LENGTH} characters` })
+import { PageProperties, QueryText } from './common.js'
 
 /** The list endpoint's filters and orders, as both searches take them. */
 const FilterProperties = {
@@ -26,8 +25,7 @@ const FilterProperties = {
 export const IntentSearchQuerySchema = Type.Object({
   q: QueryText,
   ...FilterProperties,
-  limit: Type.Optional(PageSizeSchema),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+  ...PageProperties
 }, { additionalProperties: false })
 
 /** Catalog search: the list endpoint's filters and orders, plus facet counts for a search page. */
@@ -41,8 +39,7 @@ export const CatalogSearchQuerySchema = Type.Object({
     description: `Comma-separated fields to count matches by (${FACET_FIELDS.join(', ')}): facetDistribution in the response, over every match of q after the filters`,
     examples: [FACET_FIELDS.join(',')]
   })),
-  limit: Type.Optional(PageSizeSchema),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }))
+  ...PageProperties
 }, { additionalProperties: false })
 
 /** 'category,network' → ['category', 'network']; an unknown field is a 400 naming `facets`. */
