@@ -1,7 +1,7 @@
 /**
  * Builds the network table (`src/domain/networks.generated.json`) from the official
  * x402 packages, so network names, CAIP-2 ids and USDC assets are never hand-written.
- * Run `npm run networks:generate` after upgrading @x402/*; test/domain/domain.test.ts fails
+ * Run `npm run networks:generate` after upgrading @x402/*; test/domain/networks.test.ts fails
  * when the committed table drifts from the installed packages.
  */
 import { writeFileSync } from 'node:fs'

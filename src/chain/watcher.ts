@@ -89,11 +89,6 @@ export class ChainWatcher {
     }))
   }
 
-  /** Whether this watcher holds the store's lease (as of its last renewal). */
-  get hasLease (): boolean {
-    return this.#hasLease
-  }
-
   /** Per network: scanned block, head, lag, last error. */
   statuses (): NetworkStatus[] {
     return this.#loops.map((loop) => ({ ...loop.status }))

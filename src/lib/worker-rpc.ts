@@ -3,21 +3,20 @@
  * SQLite store's list thread and the SQLite search threads both use it.
  *
  * What it guarantees: every request settles. It is answered, or rejected when its thread
- * reports an error, exits, is terminated (crash(), close()) or cannot take the message.
- * A thread that failed or is being terminated never receives another request: the next
- * request starts a new one. Each thread keeps its own pending requests, so a dying thread
- * fails exactly the requests it held. A thread is referenced (keeps the process alive)
- * only while it has requests pending: a CLI awaiting an answer must not exit, an idle
- * server must be able to.
+ * reports an error, exits, is closed or cannot take the message. A thread that failed
+ * never receives another request: the next request starts a new one. Each thread keeps its
+ * own pending requests, so a dying thread fails exactly the requests it held. A thread is
+ * referenced (keeps the process alive) only while it has requests pending: a CLI awaiting
+ * an answer must not exit, an idle server must be able to.
  *
- * Why a terminated thread's requests are rejected at once instead of on its 'exit' event:
+ * Why close() rejects the pending requests at once instead of on the thread's 'exit' event:
  * Node still delivers the replies a thread posted before it stopped, so a request could be
  * answered or rejected depending on timing; rejecting them when the termination is asked
  * makes the outcome depend on the caller's order of calls only. It also keeps the thread
  * referenced until it has exited: the list thread's own RPC unreferenced its worker when a
  * late reply emptied its pending map, undoing the reference Worker.terminate() takes, so
- * the process could run out of work and exit before the exit came, leaving the list and
- * the termination unsettled (the "test unfinished" of the list thread's crash test).
+ * the process could run out of work and exit before the exit came, leaving the request and
+ * the termination unsettled (test/lib/worker-rpc.test.ts closes with a reply in the queue).
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 
@@ -120,20 +119,11 @@ export class WorkerRpc<Q, A> {
     })
   }
 
-  async #terminate (reason: string): Promise<void> {
-    const thread = this.#thread
-    if (thread === undefined) return
-    this.#fail(thread, this.options.failure(`${this.options.name} ${reason}`))
-    await thread.worker.terminate()
-  }
-
-  /** Terminates the thread as a crash would (tests): its pending requests fail, the next request starts another. */
-  async crash (): Promise<void> {
-    await this.#terminate('exited (terminated)')
-  }
-
   async close (): Promise<void> {
     this.#closed = true
-    await this.#terminate('is closed')
+    const thread = this.#thread
+    if (thread === undefined) return
+    this.#fail(thread, this.options.failure(`${this.options.name} is closed`))
+    await thread.worker.terminate()
   }
 }

@@ -58,11 +58,6 @@ export class ProbeScheduler {
     this.#options = { pollMs: 2_000, leaseTtlMs: 30_000, keepProcessAlive: false, ...options }
   }
 
-  /** Whether this scheduler holds the store's prober lease (as of its last tick). */
-  get hasLease (): boolean {
-    return this.#hasLease
-  }
-
   start (): void {
     if (this.#running) return
     this.#running = true

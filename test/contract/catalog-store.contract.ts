@@ -269,8 +269,10 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.ok((changes[0]?.seq ?? 0) > before)
     const all = await store.changesSince(0, 10)
     t.same(all.map((c) => [c.id, c.service?.id ?? null]), [[b.id, b.id], [a.id, null]], 'from the start: b live, a deleted (its newest state)')
+    t.same((await store.changesSince(0, 1)).map((c) => c.id), [b.id], 'the limit counts tombstones and services alike')
     await store.insertService({ ...a })
     t.same(await store.getService(a.id), a, 'a deleted endpoint can be registered again')
+    t.same((await store.changesSince(before, 10)).map((c) => [c.id, c.service?.id ?? null]), [[a.id, a.id]], 'live again in the feed: its newest state replaces the tombstone')
   })
 
   t.test('updates replace the service as a new change', async (t) => {
@@ -720,13 +722,17 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.equal(await store.displaceService(holder, { ...newcomer, id: 'svc_yyyyyyyyyyyyyyyyyyyyyyyy' }, displacement), false, 'gone holder')
   })
 
-  t.test('deleting the newest service is a change after it', async (t) => {
+  t.test('deleting the newest service is a change after it, and the next write comes after that', async (t) => {
     const store = await open(t)
-    const records = demoRecords().slice(0, 3)
-    await store.insertServices(records)
+    const [a, b, newest, next] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b, newest])
     const seen = await store.latestSeq()
-    await store.deleteService((records[2] as ServiceRecord).id)
-    t.same((await store.changesSince(seen, 10)).map((c) => [c.id, c.service]), [[(records[2] as ServiceRecord).id, null]], 'an indexer at the old head sees the deletion')
+    await store.deleteService(newest.id)
+    t.same((await store.changesSince(seen, 10)).map((c) => [c.id, c.service]), [[newest.id, null]], 'an indexer at the old head sees the deletion')
+    const deletedAt = await store.latestSeq()
+    t.ok(deletedAt > seen)
+    await store.insertService(next)
+    t.same((await store.changesSince(deletedAt, 10)).map((c) => [c.id, c.service?.id]), [[next.id, next.id]], 'the numbers move on from the tombstone, not from the highest live service')
   })
 
   paymentsContract(t, open)

@@ -7,6 +7,7 @@ export type EchoRequest = { echo: number } | { hang: true } | { reject: string }
 serveRpc<EchoRequest, number>(parentPort as NonNullable<typeof parentPort>, async (request) => {
   if ('echo' in request) return request.echo
   if ('reject' in request) throw new TypeError(request.reject)
+  // A crash: the thread ends abnormally, through its own exit path, without answering.
   if ('exit' in request) process.exit(request.exit)
   // An uncaught exception: the thread reports an error and ends.
   if ('throwLater' in request) setImmediate(() => { throw new RangeError(request.throwLater) })

@@ -148,9 +148,6 @@ export class EmbeddedSearchEngine implements SearchEngine {
     return (this.#db.prepare(`SELECT id FROM docs_${this.#generation()} ORDER BY id`).all() as Array<{ id: string }>).map((r) => r.id)
   }
 
-  /** The search threads, when there are any (tests). */
-  get pool (): SearchPool | undefined { return this.#pool }
-
   async close (): Promise<void> {
     await this.#pool?.close()
     if (this.#db.open) this.#db.close()

@@ -49,11 +49,6 @@ export class SearchPool {
     return await this.#ask({ kind: 'stats' }) as SearcherStats
   }
 
-  /** Terminates a thread as a crash would (tests). */
-  async crash (i = 0): Promise<void> {
-    await this.#threads[i]?.crash()
-  }
-
   async close (): Promise<void> {
     await Promise.all(this.#threads.map(async (thread) => { await thread.close() }))
   }

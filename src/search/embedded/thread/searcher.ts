@@ -178,11 +178,6 @@ export class Searcher {
     return entries
   }
 
-  /** Waits for a background compaction, if one runs (tests). */
-  async settled (): Promise<void> {
-    await this.#compacting
-  }
-
   async stats (): Promise<SearcherStats> {
     const index = await this.#current()
     return {
