@@ -1,7 +1,6 @@
 /** Starts the catalog: listens, and closes gracefully on SIGTERM/SIGINT. */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs'
 import closeWithGrace from 'close-with-grace'
-import { buildApp } from './app.js'
 import { runCli } from './cli/run.js'
 import { loadConfig, type Config } from './config.js'
 import { ConfigError } from './errors.js'
@@ -38,6 +37,8 @@ async function start (): Promise<undefined> {
   checkDataDir(config.dataDir)
   // A person at a terminal reads text; anything else (containers, tests, log shippers) gets JSON.
   const terminal = process.stdout.isTTY === true
+  // Imported here, not at the top: --help and a bad configuration answer without loading the app.
+  const { buildApp } = await import('./app.js')
   const app = await buildApp(config, { terminal })
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
