@@ -1,7 +1,8 @@
 /**
  * Takes the README's screenshot of the search page (docs/search-page.png): the demo catalog
- * on a temporary DATA_DIR, Debian's chromium (CHROMIUM_PATH to point elsewhere). Japanese
- * text needs a CJK font installed (Debian: fonts-noto-cjk).
+ * on a temporary DATA_DIR, as a fresh start shows it (every service unverified and never
+ * checked: no figure in the picture that nothing measured), Debian's chromium (CHROMIUM_PATH
+ * to point elsewhere). Japanese text needs a CJK font installed (Debian: fonts-noto-cjk).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

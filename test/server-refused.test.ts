@@ -1,11 +1,14 @@
-/** Starts the API refuses with one clear line on stderr and exit 1: bad configuration, an unusable DATA_DIR, a port in use. */
+/** Starts the API refuses with one clear line on stderr and exit 1: bad configuration, an unusable DATA_DIR, a store from another build, a port in use. */
 import { execFile } from 'node:child_process'
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { test, type Test } from 'tap'
 import { DEMO_FIXTURES } from '../src/domain/seed.js'
+import { STORE_LAYOUT } from '../src/store/sqlite/schema.js'
+import { STORE_FILE } from '../src/store/sqlite/store.js'
 import { tempDataDir } from './helper.js'
 import { SERVER_ENTRY } from './server-process.js'
 
@@ -52,6 +55,22 @@ test('unusable DATA_DIR stops the start with one clear line', async (t) => {
   t.match((await failedStart(t, { DATA_DIR: readOnly }, uid)).stderr, /^x402-catalog: DATA_DIR .*read-only is not readable and writable/)
 })
 
+test('a DATA_DIR whose store an earlier build made stops the start with one line, the store left as it was', async (t) => {
+  const dataDir = tempDataDir(t)
+  const file = join(dataDir, STORE_FILE)
+  // As an earlier build left it: WAL, a services table, no layout number (user_version 0).
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.exec('CREATE TABLE services (id TEXT PRIMARY KEY, name TEXT NOT NULL) STRICT')
+  db.prepare("INSERT INTO services VALUES ('svc_old', 'Old')").run()
+  db.close()
+  const before = readFileSync(file)
+  const { stderr } = await failedStart(t, { DATA_DIR: dataDir })
+  t.equal(stderr, `x402-catalog: DATA_DIR ${dataDir} holds a store made by another build (${STORE_FILE}: store layout 0, this build reads ${STORE_LAYOUT}): ` +
+    'move it away and start with an empty DATA_DIR, then re-seed or re-import\n')
+  t.ok(readFileSync(file).equals(before), 'the store file is byte for byte as it was')
+})
+
 test('a port in use stops the start with one clear line', async (t) => {
   const blocker = createServer()
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
@@ -91,5 +110,5 @@ test('a bad CATALOG_SEED stops the start with one line naming the file and the i
   const twice = seedFile('twice.json', [first, second, first])
   t.equal(await refused(twice), `x402-catalog: CATALOG_SEED ${twice}: item 2 (endpoint): is item 0's endpoint too\n`)
   const badStatus = seedFile('bad-status.json', [{ ...first, status: 'great' }])
-  t.match(await refused(badStatus), 'item 0 (status): must be one of')
+  t.match(await refused(badStatus), 'item 0 (status): is not a field of a seed (remove it)')
 })

@@ -1,7 +1,9 @@
 /**
  * Demo catalog: fixtures/services.json goes through the same registration rules as the
- * API (so a broken fixture fails loudly), keeping its status and uptime. Usage figures are
- * never seeded: they come from payments the chain watcher found.
+ * API (so a broken fixture fails loudly). A seeded service starts as a fresh registration
+ * does: `unverified`, never checked, no uptime and no usage. A seed file cannot say
+ * otherwise (status, uptimeScore, lastChecked and usage are not fields of it): those come
+ * only from what the prober measured and the payments the chain watcher found.
  *
  * A CATALOG_SEED file is checked whole before the store is opened, so a bad one stops the
  * start with one line naming the file and the item, and leaves no empty store behind.
@@ -12,18 +14,26 @@ import { Value } from '@sinclair/typebox/value'
 import { ConfigError, ValidationError } from '../errors.js'
 import { PROJECT_ROOT } from '../paths.js'
 import { serviceIdForEndpoint } from './ids.js'
-import { buildServiceRecord, normalizeEndpoint, RegistrationBodySchema, type MonitoringState, type RegistrationBody } from './registration.js'
+import { buildServiceRecord, INITIAL_MONITORING, normalizeEndpoint, RegistrationBodySchema, type MonitoringState, type RegistrationBody } from './registration.js'
 import type { ServiceRecord } from './service.js'
-import { SERVICE_STATUSES } from './trust.js'
 
 export const DEMO_FIXTURES = join(PROJECT_ROOT, 'fixtures', 'services.json')
 
-export type SeedEntry = RegistrationBody & MonitoringState & { createdAt: string }
+/** One service of a seed file: a registration and the date it was listed, nothing a probe measures. */
+export type SeedFileEntry = RegistrationBody & { createdAt: string }
+
+/**
+ * A service of a catalog built in code, with the monitoring state probes would have reached:
+ * benchmarks simulate a catalog the prober has been measuring. A seed file never carries one
+ * (parseSeed refuses it).
+ */
+export type SeedEntry = SeedFileEntry & MonitoringState
 
 /** A CATALOG_SEED file the catalog cannot load; the message names the file and, for an item, its index and field. */
 export class SeedError extends ConfigError {}
 
-const MONITORING_FIELDS = new Set(['status', 'uptimeScore', 'lastChecked', 'createdAt'])
+/** What only monitoring sets: a seed file naming one is refused, not silently cleaned. */
+const MEASURED_FIELDS = ['status', 'uptimeScore', 'lastChecked', 'trustScore', 'usage']
 
 function describe (value: unknown): string {
   const text = JSON.stringify(value) ?? String(value)
@@ -38,11 +48,10 @@ function isDate (value: unknown): boolean {
 function problemOf (item: unknown): string | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return `: must be an object (a service), got ${describe(item)}`
   const entry = item as Record<string, unknown>
-  if (!(SERVICE_STATUSES as readonly unknown[]).includes(entry.status)) return ` (status): must be one of ${SERVICE_STATUSES.join(', ')}, got ${describe(entry.status)}`
-  if (entry.uptimeScore !== null && (typeof entry.uptimeScore !== 'number' || entry.uptimeScore < 0 || entry.uptimeScore > 100)) return ` (uptimeScore): must be null or a percentage from 0 to 100, got ${describe(entry.uptimeScore)}`
-  if (entry.lastChecked !== null && !isDate(entry.lastChecked)) return ` (lastChecked): must be null or an ISO date, got ${describe(entry.lastChecked)}`
+  const measured = MEASURED_FIELDS.find((key) => key in entry)
+  if (measured !== undefined) return ` (${measured}): is not a field of a seed (remove it): a seeded service starts unverified and never checked; only probes and payments change that`
   if (!isDate(entry.createdAt)) return ` (createdAt): must be an ISO date, got ${describe(entry.createdAt)}`
-  const body = Object.fromEntries(Object.entries(entry).filter(([key]) => !MONITORING_FIELDS.has(key)))
+  const { createdAt: _createdAt, ...body } = entry
   const first = Value.Errors(RegistrationBodySchema, body).First()
   if (first !== undefined) {
     const field = first.path.slice(1).replaceAll('/', '.')
@@ -53,17 +62,19 @@ function problemOf (item: unknown): string | undefined {
   return undefined
 }
 
-export function seedRecords (entries: readonly SeedEntry[], now: string): ServiceRecord[] {
+/** Records of seed entries: unverified and never checked unless an entry (built in code) says otherwise. */
+export function seedRecords (entries: ReadonlyArray<SeedFileEntry & Partial<MonitoringState>>, now: string): ServiceRecord[] {
   return entries.map((entry) => {
     const { status, uptimeScore, lastChecked, createdAt, ...body } = entry
     const id = serviceIdForEndpoint(normalizeEndpoint(body.endpoint))
-    return buildServiceRecord(body, { id, ownerId: null, now }, { status, uptimeScore, lastChecked }, createdAt)
+    const monitoring = { status: status ?? INITIAL_MONITORING.status, uptimeScore: uptimeScore ?? null, lastChecked: lastChecked ?? null }
+    return buildServiceRecord(body, { id, ownerId: null, now }, monitoring, createdAt)
   })
 }
 
 /** The entries of a seed file as they are (tests and benchmarks build on the demo's). */
-export function readSeedFile (seed: string): SeedEntry[] {
-  return JSON.parse(readFileSync(seed === 'demo' ? DEMO_FIXTURES : seed, 'utf8')) as SeedEntry[]
+export function readSeedFile (seed: string): SeedFileEntry[] {
+  return JSON.parse(readFileSync(seed === 'demo' ? DEMO_FIXTURES : seed, 'utf8')) as SeedFileEntry[]
 }
 
 /** Parses and checks a seed document (its text); throws a message naming the item (index and field). */
@@ -80,7 +91,7 @@ export function parseSeed (text: string, now: string): ServiceRecord[] {
     const problem = problemOf(item)
     if (problem !== undefined) throw new Error(`item ${index}${problem}`)
     try {
-      const [record] = seedRecords([item as SeedEntry], now) as [ServiceRecord]
+      const [record] = seedRecords([item as SeedFileEntry], now) as [ServiceRecord]
       const earlier = seen.get(record.id)
       if (earlier !== undefined) throw new ValidationError('endpoint', `is item ${earlier}'s endpoint too`)
       seen.set(record.id, index)

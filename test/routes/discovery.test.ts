@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { HTTPFacilitatorClient } from '@x402/core/http'
 import { PaymentRequirementsV2Schema } from '@x402/core/schemas'
 import { withBazaar } from '@x402/extensions/bazaar'
-import { build, register, validBody } from '../helper.js'
+import { build, probeDemo, register, validBody } from '../helper.js'
 
 interface ServiceJson { id: string, endpoint: string, status: string, x402Config: { paymentAddress: string }, supportedChains: string[] }
 
@@ -23,6 +23,7 @@ async function allServices (app: FastifyInstance, query = ''): Promise<ServiceJs
 
 test('the official Bazaar client lists the catalog', async (t) => {
   const app = await build(t)
+  await probeDemo(app)
   const url = await listen(app)
   const bazaar = withBazaar(new HTTPFacilitatorClient({ url })).extensions.bazaar
   const services = await allServices(app)
@@ -33,6 +34,7 @@ test('the official Bazaar client lists the catalog', async (t) => {
   t.equal(first.items.length, 20)
   const scores = first.items.map((item) => (item as unknown as { metadata: { trustScore: number } }).metadata.trustScore)
   t.same(scores, [...scores].sort((a, b) => b - a), 'most trusted first')
+  t.ok(new Set((await bazaar.listResources({ limit: 100 })).items.map((item) => (item as unknown as { metadata: { trustScore: number } }).metadata.trustScore)).size > 1, 'the probes gave the catalog several trust scores to order by')
   for (const item of first.items) {
     t.equal(item.type, 'http')
     for (const accept of item.accepts) t.ok(PaymentRequirementsV2Schema.safeParse(accept).success, `${item.resource} accepts parse`)
@@ -150,12 +152,15 @@ test('discovery search filters payTo before paging: full pages, every match once
 
 test('/.well-known/x402 lists the endpoints of verified services', async (t) => {
   const app = await build(t)
+  t.same((await app.inject('/.well-known/x402')).json().resources, [], 'the demo catalog starts with nothing verified')
+  const statuses = await probeDemo(app)
   const res = await app.inject('/.well-known/x402')
   t.equal(res.statusCode, 200)
   const body = res.json()
   t.equal(body.version, 1)
   const verified = (await allServices(app, '&status=verified')).map((s) => s.endpoint)
   t.ok(verified.length > 0)
+  t.equal(verified.length, [...statuses.values()].filter((status) => status === 'verified').length, 'the services a matching probe verified')
   t.same([...body.resources].sort(), verified.sort())
   const etag = res.headers.etag as string
   t.equal((await app.inject({ url: '/.well-known/x402', headers: { 'if-none-match': etag } })).statusCode, 304)

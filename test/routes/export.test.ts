@@ -8,7 +8,7 @@ import { newServiceId } from '../../src/domain/ids.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 import type { ServiceRecord } from '../../src/domain/service.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
-import { API_KEY, build, register, tempDataDir, validBody } from '../helper.js'
+import { API_KEY, build, probeDemo, register, tempDataDir, validBody } from '../helper.js'
 
 const SOLANA_ADDRESS = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -128,13 +128,16 @@ test('GET /api/export: the whole catalog, every item checked with @x402/core sch
 
 test('export filters, ETag and If-None-Match', async (t) => {
   const app = await build(t)
+  await probeDemo(app)
   const count = async (query: string): Promise<number> => (await app.inject(`/api/export${query}`)).json<ExportBody>().items.length
   const list = async (query: string): Promise<number> => Number((await app.inject(`/api/services${query}`)).headers['x-total-count'])
+  t.ok(await count('?status=verified') > 0, 'the probes verified some')
   t.equal(await count('?status=verified'), await list('?status=verified'))
   t.equal(await count('?category=weather'), await list('?category=weather'))
   t.equal(await count('?network=base'), await list('?chain=base'))
   t.ok(await count('?network=base') > 0)
   const both = await app.inject('/api/export?network=solana&status=verified')
+  t.ok(both.json<ExportBody>().items.length > 0)
   for (const item of both.json<ExportBody>().items) {
     t.equal(item.metadata.status, 'verified')
     t.ok((item.metadata.supportedChains as string[]).includes('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'))

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { readSeedFile } from '../../src/domain/seed.js'
-import { API_KEY, build, register, validBody } from '../helper.js'
+import { API_KEY, build, demoIds, probeDemo, register, validBody } from '../helper.js'
 
 interface ServiceJson {
   id: string
@@ -88,7 +88,9 @@ test('sort by price is exact decimal order, with a deterministic tie-breaker', a
 
 test('sort by trustScore and name', async (t) => {
   const app = await build(t)
+  await probeDemo(app)
   const byTrust = (await list(app, '?sortBy=trustScore&limit=100')).items
+  t.ok(new Set(byTrust.map((s) => s.trustScore)).size >= 3, 'the probes gave verified, unverified and inactive services their own scores')
   for (let i = 1; i < byTrust.length; i++) {
     const [a, b] = [byTrust[i - 1] as ServiceJson, byTrust[i] as ServiceJson]
     t.ok(a.trustScore > b.trustScore || (a.trustScore === b.trustScore && a.id > b.id), 'trustScore defaults to descending, ties by id')
@@ -101,12 +103,16 @@ test('sort by trustScore and name', async (t) => {
 
 test('filters: category, chain, status, maxPricePerRequest, combined', async (t) => {
   const app = await build(t)
+  const statuses = await probeDemo(app)
+  const ids = demoIds()
+  const statusOf = (index: number): string | undefined => statuses.get(ids[index] as string)
   const weather = await list(app, '?category=weather&limit=100')
   t.equal(weather.total, demo.filter((s) => s.category === 'weather').length)
   t.ok(weather.items.length > 0 && weather.items.every((s) => s.category === 'weather'))
 
   const verified = await list(app, '?status=verified&limit=100')
-  t.equal(verified.total, demo.filter((s) => s.status === 'verified').length)
+  t.ok(verified.total > 0)
+  t.equal(verified.total, demo.filter((_, i) => statusOf(i) === 'verified').length)
   t.ok(verified.items.every((s) => s.status === 'verified'))
 
   const solanaByName = await list(app, '?chain=solana&limit=100')
@@ -126,9 +132,10 @@ test('filters: category, chain, status, maxPricePerRequest, combined', async (t)
   t.equal((await list(app, '?maxPricePerRequest=99999999999999999999999')).total, demo.length)
 
   const combined = await list(app, '?category=image&status=verified&chain=base&maxPricePerRequest=0.05&sortBy=price&limit=100')
-  const expected = demo.filter((s) => s.category === 'image' && s.status === 'verified' &&
+  const expected = demo.filter((s, i) => s.category === 'image' && statusOf(i) === 'verified' &&
     [s.x402Config.network, ...(s.supportedChains ?? [])].some((c) => c === 'base' || c === 'eip155:8453') &&
     priceKey(s.pricing.pricePerRequest) <= 50_000n)
+  t.ok(expected.length > 0)
   t.equal(combined.total, expected.length)
   t.same(combined.items.map((s) => s.name).sort(), expected.map((s) => s.name).sort())
 })

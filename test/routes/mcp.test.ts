@@ -8,7 +8,7 @@ import { MAX_TOOL_RESULTS } from '../../src/mcp/catalog-server.js'
 import { MAX_MCP_ANSWER_BYTES, MAX_MCP_BATCH } from '../../src/routes/mcp.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 import { payToKey } from '../../src/domain/pay-to.js'
-import { build, register, validBody } from '../helper.js'
+import { build, probeDemo, register, validBody } from '../helper.js'
 
 interface AgentService {
   id: string
@@ -25,7 +25,7 @@ interface AgentService {
 
 test('MCP: an agent lists the tools, searches, and gets what it needs to pay and call', async (t) => {
   const app = await build(t)
-  await app.searchReady()
+  await probeDemo(app)
   const created = await register(app, validBody({
     name: 'Quokka Tide Tables',
     description: 'Tide predictions for harbours.',
@@ -87,6 +87,7 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const solanaService = solana.results.find((s) => s.payment.network.startsWith('solana:'))
   t.equal(solanaService?.payment.asset, resolveNetwork(solanaService?.payment.network ?? '')?.usdc, 'a Solana service pays in the USDC mint')
   const trust = solana.results.map((s) => s.trustScore)
+  t.ok(new Set(trust).size > 1, 'the probes gave these services different trust scores')
   t.same(trust, [...trust].sort((a, b) => b - a), 'most trusted first')
 
   // Constraints in the query become filters; explicit arguments win.

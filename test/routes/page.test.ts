@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs'
 import { test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { PAGE_CSP } from '../../src/routes/page.js'
-import { build, register, validBody } from '../helper.js'
+import { readSeedFile } from '../../src/domain/seed.js'
+import { build, demoIds, probeDemo, register, validBody, verify } from '../helper.js'
 import { startX402Server } from '../support/x402-servers.js'
 import { WEATHER } from '../support/discovery-declarations.js'
 
@@ -45,7 +46,11 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     description: 'Quokka facts. <script>window.__pwned=2</script><b>bold</b>'
   }))
   t.equal(evil.statusCode, 201)
-  await app.searchReady()
+  // The demo starts unverified and never checked; a round of recorded probes gives it a mix.
+  const statuses = await probeDemo(app)
+  // The kana query below weighs two translation services on relevance: both answered their probe.
+  const seeded = readSeedFile('demo')
+  await verify(app, [demoIds()[seeded.findIndex((s) => s.name === 'ほんやくゲート 翻訳 API')] as string])
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(async () => { await browser.close() })
@@ -235,7 +240,7 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     const direct = await open(`/?service=${id}`)
     await direct.page.locator('#curl-example').waitFor()
     t.equal(await direct.page.locator('#detail-title').textContent(), 'StormTrack Weather Forecast', 'a shared link opens the service')
-    t.notMatch(await direct.page.locator('#detail-body').textContent(), /Last probe/, 'no probe yet, no probe line')
+    t.match(await direct.page.locator('#detail-body').textContent(), /Last probematches the registration \(.+\)/, 'the recorded probe\'s verdict, with its time')
 
     // The prober adds its last verdict to the status object; the page shows it when present.
     const probed = await open()
@@ -247,6 +252,35 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     await probed.page.locator('#curl-example').waitFor()
     t.match(await probed.page.locator('#detail-body').textContent(), /Last probeanswered 500 instead of 402 \(.*2026.*\)/)
     t.same(problems, [])
+  })
+
+  await t.test('a service no probe has checked says so plainly: unverified, uptime not checked, never checked', async (t) => {
+    const id = demoIds()[1] as string
+    t.equal(statuses.get(id), 'unverified')
+    const service = (await app.inject(`/api/services/${id}`)).json() as { name: string }
+    t.match((await app.inject(`/api/services/${id}/status`)).json(), { status: 'unverified', uptimeScore: null, lastChecked: null, lastProbe: null })
+    const { page, problems } = await open(`/?q=${encodeURIComponent(service.name)}`)
+    const card = page.locator('.result').filter({ hasText: service.name }).first()
+    await card.waitFor()
+    t.equal(await card.locator('.badge').textContent(), 'Unverified')
+    const meta = await card.locator('.result-meta').textContent() ?? ''
+    t.match(meta, /Trust 10.*Uptime not checked yet$/, 'a new listing\'s trust, and no uptime figure')
+    t.notMatch(meta, /%/, 'no percentage nothing measured')
+    await card.locator('.result-link').click()
+    await page.locator('#curl-example').waitFor()
+    const facts = await page.locator('#detail-body').textContent() ?? ''
+    t.match(facts, /StatusUnverified/)
+    t.match(facts, /Uptimenot checked yet/)
+    t.match(facts, /Last checkednever/)
+    t.notMatch(facts, /Last probe/, 'no probe, no probe line')
+    const ja = await open(`/?service=${id}`, 'ja-JP')
+    await ja.page.locator('#curl-example').waitFor()
+    const jaFacts = await ja.page.locator('#detail-body').textContent() ?? ''
+    t.match(jaFacts, /未検証/)
+    t.match(jaFacts, /稼働率未計測/)
+    t.match(jaFacts, /最終確認なし/)
+    t.same(problems, [])
+    t.same(ja.problems, [])
   })
 
   await t.test('the detail view shows usage measured from payments and the latest ones, with their transactions', async (t) => {
@@ -330,7 +364,9 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     t.equal(overflow, 0, 'no sideways scrolling')
     await page.locator('#state .link-button').click()
     await page.waitForURL((url) => !url.search.includes('status='))
-    await page.locator('#state h2').waitFor()
+    // The URL changes before the new answer renders: wait for the state without the filter hint
+    // (it never comes if the hint stays), then read it.
+    await page.locator('#state', { hasNotText: 'Filters are on' }).locator('h2').waitFor()
     const state = await page.locator('#state').textContent() ?? ''
     t.match(state, /No services match “zzqxjv”/, 'still nothing without the filter')
     t.notMatch(state, /null|Filters are on/, 'no filter hint, and no stray "null", once the filters are cleared')

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { CATEGORIES } from '../../src/domain/categories.js'
-import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
+import { parseSeed, readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { build, register, tempDataDir, validBody } from '../helper.js'
 
 const demo = readSeedFile('demo')
@@ -16,6 +16,24 @@ test('the demo catalog is realistic and bilingual', async (t) => {
   t.ok(new Set(demo.map((s) => s.x402Config.network)).size >= 5, 'varied networks')
   const records = seedRecords(demo, '2026-01-01T00:00:00.000Z')
   t.same(seedRecords(demo, '2026-01-01T00:00:00.000Z').map((r) => r.id), records.map((r) => r.id), 'seeded ids are stable')
+})
+
+test('the demo catalog starts as fresh registrations do: unverified, never checked, no uptime, no usage', async (t) => {
+  const measured = ['status', 'uptimeScore', 'lastChecked', 'trustScore', 'usage']
+  t.same(demo.flatMap((entry) => measured.filter((key) => key in entry)), [], 'the fixture holds no figure a probe or a payment would measure')
+  for (const key of measured) {
+    t.throws(() => parseSeed(JSON.stringify([{ ...demo[0], [key]: null }]), '2026-01-01T00:00:00.000Z'),
+      { message: new RegExp(`^item 0 \\(${key}\\): is not a field of a seed`) }, `a seed file cannot set ${key}`)
+  }
+  const app = await build(t)
+  const services = (await app.inject('/api/services?limit=100')).json() as Array<{ id: string, status: string, trustScore: number }>
+  t.equal(services.length, demo.length)
+  for (const service of services) {
+    t.match(service, { status: 'unverified', trustScore: 10 }, `${service.id} is unverified, trust 10 (a new registration's)`)
+    const status = (await app.inject(`/api/services/${service.id}/status`)).json()
+    t.match(status, { status: 'unverified', uptimeScore: null, lastChecked: null, lastProbe: null, txCount: 0, revenueSource: 'none' }, `${service.id}: never checked, no uptime, nothing measured`)
+    t.same((await app.inject(`/api/services/${service.id}/probes`)).json(), [], `${service.id}: no probe recorded`)
+  }
 })
 
 test('detail, status and probes: 200 for known ids, 404 JSON for any id no service has, whatever its shape', async (t) => {

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { build, register, validBody } from '../helper.js'
+import { build, probeDemo, register, validBody } from '../helper.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 
 interface Result { service: { id: string, name: string, category: string, pricing: { pricePerRequest: string } }, score: number, matchedTokens: string[], reason?: string, matches?: Array<{ word: string, term: string, attribute: string, kind: string }> }
@@ -272,7 +272,7 @@ test('constraints in the request: read, applied, reported; explicit parameters w
 
 test('catalog search with an empty q lists the catalog, most trusted (so verified) first, with facets', async (t) => {
   const app = await build(t)
-  await app.searchReady()
+  await probeDemo(app)
   const all = (await app.inject('/api/services?limit=100')).json() as Array<{ id: string, status: string, trustScore: number, supportedChains: string[], category: string }>
   const res = await app.inject('/api/catalog/search?q=&facets=category,network,status&limit=100')
   t.equal(res.statusCode, 200)
@@ -282,6 +282,7 @@ test('catalog search with an empty q lists the catalog, most trusted (so verifie
   const trust = body.results.map((r) => r.service.trustScore)
   t.same(trust, [...trust].sort((a, b) => b - a), 'by trust score')
   const statuses = body.results.map((r) => r.service.status)
+  t.ok(statuses.includes('verified') && statuses.some((s) => s !== 'verified'), 'the probes verified some services, not all')
   t.ok(statuses.lastIndexOf('verified') < statuses.findIndex((s) => s !== 'verified'), 'verified services first')
   const byStatus: Record<string, number> = {}
   for (const s of all) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1
