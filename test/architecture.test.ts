@@ -97,7 +97,7 @@ test('the indexer reaches stores and engines through the ports; the API runs its
 
 test('the checks see the graph: the store adapter imports the port, the composition root imports adapters', async (t) => {
   const graph = importGraph()
-  t.ok(graph.get('src/store/sqlite/store.ts')?.includes('src/store/catalog-store.ts'), 'an import the checks rely on is seen')
+  t.ok(graph.get('src/store/sqlite/services.ts')?.includes('src/store/catalog-store.ts'), 'an import the checks rely on is seen')
   t.ok((graph.get('src/adapters.ts') ?? []).some((target) => adapterOf(target) !== undefined), 'adapters.ts is where adapters are chosen')
   t.same(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']]])), [['a.ts', 'b.ts', 'a.ts']], 'a two-file cycle is found')
 })
