@@ -5,9 +5,10 @@
  * commits it after a higher one was read makes the tail pass it: missedChanges reports it.
  */
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { Test } from 'tap'
 import type { openCatalogStore } from '../../src/adapters.js'
+import { PROJECT_ROOT } from '../../src/paths.js'
 import type { CatalogStore, ServiceChange } from '../../src/store/catalog-store.js'
 
 /** openCatalogStore's argument: what another process needs to open the same store. */
@@ -73,8 +74,8 @@ export class NumberedBeforeCommitFeed implements Feed {
   }
 }
 
-/** The writer script, on the built dist/. */
-const WRITER = fileURLToPath(new URL('./feed-writer.mjs', import.meta.url))
+/** The writer script, on the built dist/ (a source file: tsc does not copy .mjs files). */
+const WRITER = join(PROJECT_ROOT, 'test', 'support', 'feed-writer.mjs')
 
 export interface WriterProcess {
   /** Resolves once the writer has opened the store. */

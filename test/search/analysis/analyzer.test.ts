@@ -52,8 +52,9 @@ test('the tokenizer is loaded once and shared', async (t) => {
 
 test('a failed dictionary load is reported and retried on the next call', async (t) => {
   let reads = 0
+  // An absolute URL: the mock resolves relative ones against the source-mapped test file, not this built one.
   const { loadTokenizer: load } = await t.mockImport<typeof import('../../../src/search/analysis/tokenizer.js')>(
-    '../../../src/search/analysis/tokenizer.js',
+    new URL('../../../src/search/analysis/tokenizer.js', import.meta.url).href,
   {
     'node:fs': {
       readFile: (_file: string, done: (err: Error | null) => void) => {

@@ -6,6 +6,7 @@ import kuromoji from 'kuromoji'
 import { test } from 'tap'
 import { generateServices } from '../../../bench/generate.js'
 import { queryStream, QUERY_KINDS } from '../../../bench/queries.js'
+import { DEMO_FIXTURES } from '../../../src/domain/seed.js'
 import { compactTargetMap } from '../../../src/search/analysis/lattice.js'
 import { normalizeText } from '../../../src/search/analysis/normalize.js'
 import { loadTokenizer, type JapaneseTokenizer } from '../../../src/search/analysis/tokenizer.js'
@@ -35,7 +36,7 @@ const asOurs = (tokens: Token[]): Token[] => tokens.map((token) => (token.word_t
 function corpus (): string[] {
   const texts: string[] = []
   for (const entry of generateServices(1500, 3)) texts.push(entry.name, entry.description, `${entry.name}。${entry.description} ${entry.endpoint} ${entry.category}`)
-  const fixtures = JSON.parse(readFileSync(new URL('../../../fixtures/services.json', import.meta.url), 'utf8')) as Array<{ name: string, description: string }>
+  const fixtures = JSON.parse(readFileSync(DEMO_FIXTURES, 'utf8')) as Array<{ name: string, description: string }>
   for (const service of fixtures) texts.push(service.name, service.description)
   for (const { q } of relevanceCases) texts.push(q)
   const stream = queryStream(generateServices(800, 7), 40, 5)
