@@ -352,6 +352,8 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
       [['city', 'string', 'required', 'City to forecast'], ['units', 'string', '', '']], 'each declared field: name, type, required, description')
     t.equal(await page.locator('#curl-example').textContent(), `curl -X GET '${server.url}?city=Tokyo&units=metric'`, 'the example call, with the declared example input')
     t.same(problems, [])
+    // Before this app closes: its close waits for the browser's open keep-alive connection.
+    await context.close()
   })
 
   await t.test('no results, and a phone-sized screen', async (t) => {
