@@ -4,7 +4,7 @@
  * matching probe where there is one, else built from the registration.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { sanitizeTags } from '@x402/extensions'
+import { sanitizeTags } from '@x402/extensions/bazaar'
 import { isExtensionKey, type CatalogFilter } from './catalog-query.js'
 import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'

@@ -9,8 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import type { ChainConfig } from '../chain/config.js'
 import { describeRpcError } from '../chain/rpc-errors.js'
-import { ViemChainRpc } from '../chain/rpc.js'
-import { ChainWatcher, type NetworkStatus } from '../chain/watcher.js'
+import type { NetworkStatus } from '../chain/watcher.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,6 +27,12 @@ const HEAD_CACHE_MS = 10_000
 
 export default fp(async function chainWatcherPlugin (app: FastifyInstance, opts: { config: Config }) {
   const { config } = opts
+  if (config.chains.length === 0) {
+    // Nothing to watch: viem (some 400 modules) is not loaded at all.
+    app.decorate('chainWatcher', { mode: config.watcher, statuses: async () => [] })
+    return
+  }
+  const [{ ChainWatcher }, { ViemChainRpc }] = await Promise.all([import('../chain/watcher.js'), import('../chain/rpc.js')])
   const log = app.log.child({ component: 'chain-watcher' })
   if (config.watcher === 'embedded') {
     const watcher = new ChainWatcher({ store: app.store, chains: config.chains, logger: log, pollMs: config.chainPollMs })
@@ -43,7 +48,7 @@ export default fp(async function chainWatcherPlugin (app: FastifyInstance, opts:
     if (cached !== undefined && Date.now() - cached.at < HEAD_CACHE_MS) return cached
     let fresh: { at: number, head: number | null, error: string | null }
     try {
-      fresh = { at: Date.now(), head: await (rpcs.get(chain.network) as ViemChainRpc).head(), error: null }
+      fresh = { at: Date.now(), head: await (rpcs.get(chain.network) as InstanceType<typeof ViemChainRpc>).head(), error: null }
     } catch (err) {
       fresh = { at: Date.now(), head: null, error: describeRpcError(err, [chain.rpcUrl]) }
     }

@@ -4,7 +4,7 @@
  * `serviceName` and `tags` through the official sanitizer (@x402/extensions); v1 the first
  * accepts entry's `description`.
  */
-import { sanitizeResourceServiceMetadata } from '@x402/extensions'
+import { sanitizeResourceServiceMetadata } from '@x402/extensions/bazaar'
 import type { AnswerText } from '../domain/listing-text.js'
 
 type ResourceInfo = Parameters<typeof sanitizeResourceServiceMetadata>[0]
