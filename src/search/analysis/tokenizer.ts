@@ -1,7 +1,8 @@
 /**
  * The process-wide kuromoji tokenizer. Building it reads and inflates the
  * IPA dictionary (~0.6 s, ~49 MB of typed arrays plus ~1 MB of heap), so it is
- * built once and shared.
+ * built once and shared, and what it prepares is saved for the next process
+ * (./dictionary-cache.ts).
  */
 import { readFile } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -9,6 +10,7 @@ import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import type { IpadicFeatures, Tokenizer } from 'kuromoji'
 import { releaseGarbage } from '../../release-garbage.js'
+import { DictionaryCache } from './dictionary-cache.js'
 import { compactTargetMap, useCompactLattice, type TargetMap, type ViterbiBuilder } from './lattice.js'
 
 export type JapaneseTokenizer = Tokenizer<IpadicFeatures>
@@ -126,8 +128,11 @@ export function compactFeatures (records: Uint8Array, features: Uint8Array): Uin
   return features.slice(0, o)
 }
 
-/** Builds a tokenizer from the dictionary in `dicPath` (loadTokenizer: the installed one, once). */
-export function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenizer?: JapaneseTokenizer) => void): void {
+/**
+ * Builds a tokenizer from the dictionary in `dicPath` (loadTokenizer: the installed one, once),
+ * from `cache` when it holds the prepared files, else preparing them and saving them there.
+ */
+export function buildTokenizer (dicPath: string, callback: (err: Error | null, tokenizer?: JapaneseTokenizer) => void, cache?: DictionaryCache): void {
   // kuromoji's TokenizerBuilder is `new Tokenizer(await loader.load())`; the loader's file
   // reading and the target map are replaced (./lattice.ts), the rest is kuromoji's.
   const DictionaryLoader = require('kuromoji/src/loader/DictionaryLoader.js') as new (dicPath: string) => DictionaryLoaderInstance
@@ -141,22 +146,38 @@ export function buildTokenizer (dicPath: string, callback: (err: Error | null, t
   const keep = (run: () => void): void => {
     try { run() } catch (err) { failure ??= err as Error }
   }
+  const cached = cache?.read()
+  /** The files as kuromoji is given them, for the cache. */
+  const prepared = new Map<string, ArrayBuffer>()
   loader.dic.token_info_dictionary.loadTargetMap = (buffer) => { keep(() => { targetMap = compactTargetMap(buffer) }) }
   const loadTokenInfo = loader.dic.loadTokenInfoDictionaries.bind(loader.dic)
-  loader.dic.loadTokenInfoDictionaries = (records, features, map) => { keep(() => loadTokenInfo(records, compactFeatures(records, features), map)) }
+  loader.dic.loadTokenInfoDictionaries = (records, features, map) => {
+    keep(() => {
+      // A cached tid.dat and tid_pos.dat are compacted already (the records rewritten in place).
+      const compacted = cached === undefined ? compactFeatures(records, features) : features
+      prepared.set('tid_pos.dat.gz', compacted.buffer as ArrayBuffer)
+      loadTokenInfo(records, compacted, map)
+    })
+  }
   loader.loadArrayBuffer = (file, done) => {
+    const name = path.basename(file)
+    const hit = cached?.get(name)
+    if (hit !== undefined) {
+      process.nextTick(done, null, hit)
+      return
+    }
     readFile(file, (err, compressed) => {
       if (err !== null) { done(err); return }
       let buffer: ArrayBuffer
       try {
         buffer = inflateDictionary(compressed)
-        const name = path.basename(file)
         const exact = PADDED.get(name)
         if (exact !== undefined) buffer = withoutPadding(buffer, exact)
       } catch (inflateErr) {
         done(inflateErr as Error)
         return
       }
+      prepared.set(name, buffer)
       done(null, buffer)
     })
   }
@@ -165,6 +186,7 @@ export function buildTokenizer (dicPath: string, callback: (err: Error | null, t
     if (failure !== undefined) { callback(failure); return }
     const tokenizer = new KuromojiTokenizer(dictionaries)
     useCompactLattice(tokenizer.viterbi_builder, targetMap as TargetMap)
+    if (cached === undefined && cache !== undefined) void cache.write(prepared)
     // The load leaves ~110 MB of ArrayBuffers behind (compressed files, padding copied away,
     // the features before compactFeatures). Collected on the next turn: until this callback
     // returns, node's file request still holds kuromoji's loader and the buffers it read.
@@ -176,10 +198,14 @@ export function buildTokenizer (dicPath: string, callback: (err: Error | null, t
 /** Every caller gets the same promise, hence the same tokenizer instance. */
 export function loadTokenizer (): Promise<JapaneseTokenizer> {
   pending ??= new Promise<JapaneseTokenizer>((resolve, reject) => {
-    buildTokenizer(dictionaryPath(), (err, tokenizer) => {
+    const dicPath = dictionaryPath()
+    const { version } = require('kuromoji/package.json') as { version: string }
+    // node_modules/.cache/x402-catalog, beside the kuromoji package.
+    const cache = new DictionaryCache(dicPath, version, path.join(dicPath, '..', '..', '.cache', 'x402-catalog'))
+    buildTokenizer(dicPath, (err, tokenizer) => {
       if (err !== null) reject(err)
       else resolve(tokenizer as JapaneseTokenizer)
-    })
+    }, cache)
   }).catch((err: unknown) => {
     // A failed load is not cached, so a later call can try again.
     pending = undefined

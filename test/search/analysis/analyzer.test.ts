@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import fs, { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -57,10 +57,13 @@ test('a failed dictionary load is reported and retried on the next call', async 
     new URL('../../../src/search/analysis/tokenizer.js', import.meta.url).href,
   {
     'node:fs': {
+      ...fs,
       readFile: (_file: string, done: (err: Error | null) => void) => {
         reads++
         setImmediate(() => { done(new Error('dictionary missing')) })
       },
+      // No saved dictionary either (./dictionary-cache.ts reads it with readFileSync).
+      readFileSync: () => { throw Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }) },
     },
   }
   )
