@@ -9,7 +9,7 @@ import { test, type Test } from 'tap'
 import { DEMO_FIXTURES } from '../src/domain/seed.js'
 import { STORE_LAYOUT } from '../src/store/sqlite/schema.js'
 import { STORE_FILE } from '../src/store/sqlite/store.js'
-import { tempDataDir } from './helper.js'
+import { tempDataDir } from './support/basics.js'
 import { SERVER_ENTRY } from './server-process.js'
 
 const run = promisify(execFile)

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { PROJECT_ROOT } from '../src/paths.js'
-import { API_KEY, tempDataDir, validBody } from './helper.js'
+import { API_KEY, tempDataDir, validBody } from './support/basics.js'
 import { startServer } from './server-process.js'
 
 async function post (url: string, body: unknown, key = API_KEY): Promise<Response> {

@@ -1,6 +1,6 @@
 /** The API process: a 201 survives kill -9, SIGTERM closes gracefully, npm start serves the demo. */
 import { test } from 'tap'
-import { API_KEY, tempDataDir, validBody } from './helper.js'
+import { API_KEY, tempDataDir, validBody } from './support/basics.js'
 import { startServer } from './server-process.js'
 
 async function post (url: string, body: unknown, key = API_KEY): Promise<Response> {

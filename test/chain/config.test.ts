@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { DEFAULT_CONFIRMATIONS, chainNetworks, parseChains } from '../../src/chain/config.js'
 import { loadConfig } from '../../src/config.js'
 import { registerNetworks, resolveNetwork } from '../../src/domain/networks.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 
 const RPC = 'https://rpc.example.com/v2/secret-key-123'
 const ADDRESS = '0x' + 'ab'.repeat(20)

@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { PROJECT_ROOT } from '../../src/paths.js'
-import { tempDataDir, validBody } from '../helper.js'
+import { tempDataDir, validBody } from '../support/basics.js'
 import { startServer } from '../server-process.js'
 
 const run = promisify(execFile)

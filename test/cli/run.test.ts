@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { test, type Test } from 'tap'
 import { PROJECT_ROOT } from '../../src/paths.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 
 const run = promisify(execFile)
 const DIST = join(PROJECT_ROOT, 'dist', 'src')

@@ -7,7 +7,7 @@ import { test, type Test } from 'tap'
 import { MongoClient } from 'mongodb'
 import { MongoCatalogStore } from '../../src/store/mongodb/mongo-store.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 import { catalogStoreContract } from './catalog-store.contract.js'
 import { FeedTail, missedChanges, NumberedBeforeCommitFeed } from '../support/feed-order.js'
 

@@ -8,7 +8,7 @@ import { test } from 'tap'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { MeilisearchEngine } from '../../src/search/meilisearch/meili-engine.js'
 import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 import { searchEngineContract } from './search-engine.contract.js'
 
 const tokenizer = await loadTokenizer()

@@ -1,15 +1,14 @@
 /** A CATALOG_SEED file is checked whole: each problem is named by the file, the item and the field (src/domain/seed.ts). */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { DEMO_FIXTURES, loadSeed, SeedError } from '../../src/domain/seed.js'
+import { tempDataDir } from '../support/basics.js'
 
 const NOW = '2026-01-01T00:00:00.000Z'
 
 test('a seed file the catalog cannot load is refused with one message naming the file, the item and the field', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'x402-catalog-seed-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const dir = tempDataDir(t)
   const seedFile = (name: string, content: unknown): string => {
     const path = join(dir, name)
     writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content))
@@ -46,8 +45,7 @@ test('a seed file the catalog cannot load is refused with one message naming the
 
 test('a seed file cannot set what only probes and payments measure', async (t) => {
   const [first] = JSON.parse(readFileSync(DEMO_FIXTURES, 'utf8')) as [Record<string, unknown>]
-  const dir = mkdtempSync(join(tmpdir(), 'x402-catalog-seed-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const dir = tempDataDir(t)
   for (const key of ['status', 'uptimeScore', 'lastChecked', 'trustScore', 'usage']) {
     const path = join(dir, `${key}.json`)
     writeFileSync(path, JSON.stringify([{ ...first, [key]: null }]))

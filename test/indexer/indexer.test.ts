@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../src/paths.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 
 const run = promisify(execFile)
 const CLI = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { text } from 'node:stream/consumers'
 import { gunzipSync, brotliDecompressSync } from 'node:zlib'
 import { pickEncoding, SnapshotFiles } from '../../src/lib/snapshot-files.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 
 async function * chunksOf (...parts: string[]): AsyncGenerator<string> {
   for (const part of parts) yield part

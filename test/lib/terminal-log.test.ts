@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { formatLogLine, startLine, terminalDestination } from '../../src/lib/terminal-log.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 import { SERVER_ENTRY } from '../server-process.js'
 
 const at = new Date(2026, 0, 2, 16, 40, 2).getTime()

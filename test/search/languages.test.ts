@@ -7,7 +7,7 @@
 import { test } from 'tap'
 import { languageCases } from '../../bench/language-cases.js'
 import { measureLanguages, misses, reportTable } from '../../bench/languages.js'
-import { tempDataDir } from '../helper.js'
+import { tempDataDir } from '../support/basics.js'
 
 const MIN_RECALL_AT_10 = 0.9
 

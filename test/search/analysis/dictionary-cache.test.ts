@@ -1,13 +1,13 @@
 /** The prepared dictionary saved for the next process (src/search/analysis/dictionary-cache.ts): the same tokens from it, and never a wrong one from a bad file. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { DictionaryCache } from '../../../src/search/analysis/dictionary-cache.js'
 import { buildTokenizer, type JapaneseTokenizer } from '../../../src/search/analysis/tokenizer.js'
 import { DEMO_FIXTURES } from '../../../src/domain/seed.js'
+import { tempDataDir } from '../../support/basics.js'
 
 const require = createRequire(import.meta.url)
 const DICT = path.join(path.dirname(require.resolve('kuromoji/package.json')), 'dict')
@@ -29,8 +29,7 @@ const corpus = (JSON.parse(readFileSync(DEMO_FIXTURES, 'utf8')) as Array<{ name:
 const tokens = (tokenizer: JapaneseTokenizer): string => JSON.stringify(corpus.map((text) => tokenizer.tokenize(text)))
 
 test('the first build saves the prepared dictionary; the next ones read it and tokenize every text alike', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'x402-catalog-dict-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const dir = tempDataDir(t)
   const cache = new DictionaryCache(DICT, VERSION, path.join(dir, 'cache'))
   t.equal(cache.read(), undefined, 'nothing saved yet')
   const fresh = await build(cache)
@@ -55,8 +54,7 @@ test('the first build saves the prepared dictionary; the next ones read it and t
 })
 
 test('a file from another dictionary is not used; a folder that cannot be written only means no cache', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'x402-catalog-dict-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const dir = tempDataDir(t)
   const cache = new DictionaryCache(DICT, VERSION, dir)
   await build(cache)
   await saved(cache.file)

@@ -14,7 +14,7 @@ import type { FacetField, SearchDocument, SearchQuery, SearchResult } from '../.
 import { EmbeddedSearchEngine } from '../../../src/search/embedded/engine.js'
 import { SEARCH_FILE } from '../../../src/search/embedded/engine.js'
 import { Searcher } from '../../../src/search/embedded/thread/searcher.js'
-import { tempDataDir } from '../../helper.js'
+import { tempDataDir } from '../../support/basics.js'
 
 const demo = readSeedFile('demo')
 const ALL = { limit: 100_000, offset: 0 }

@@ -16,7 +16,7 @@ import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
 import { MongoCatalogStore } from '../../../src/store/mongodb/mongo-store.js'
 import { COLLECTIONS, STORE_LAYOUT, type LayoutMarkerDocument } from '../../../src/store/mongodb/schema.js'
-import { tempDataDir } from '../../helper.js'
+import { tempDataDir } from '../../support/basics.js'
 import { SERVER_ENTRY } from '../../server-process.js'
 
 const record = seedRecords(readSeedFile('demo'), '2025-01-02T03:04:05.678Z')[0] as ServiceRecord

@@ -12,7 +12,7 @@ import { SERVICE_JSON_FORMAT, toServiceJson, type ServiceRecord } from '../../..
 import { STORE_LAYOUT } from '../../../src/store/sqlite/schema.js'
 import { SqliteCatalogStore, STORE_FILE } from '../../../src/store/sqlite/store.js'
 import { demoRecords } from '../../contract/catalog-store.contract.js'
-import { tempDataDir } from '../../helper.js'
+import { tempDataDir } from '../../support/basics.js'
 
 const layoutOf = (dir: string): number => {
   const db = new Database(join(dir, STORE_FILE), { readonly: true })

@@ -9,7 +9,7 @@ import { SqliteCatalogStore, STORE_FILE } from '../../../src/store/sqlite/store.
 import { toService, toServiceJson, type ServiceRecord } from '../../../src/domain/service.js'
 import { SORT_FIELDS, type ServiceFilter, type ServiceSort } from '../../../src/domain/catalog-query.js'
 import { demoRecords, referenceList } from '../../contract/catalog-store.contract.js'
-import { tempDataDir } from '../../helper.js'
+import { tempDataDir } from '../../support/basics.js'
 
 test('SQLite store: lists follow writes made through another connection (another process)', async (t) => {
   const dir = tempDataDir(t)
