@@ -8,7 +8,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { test, type Test } from 'tap'
 import { PROJECT_ROOT } from '../src/paths.js'
-import { tempDataDir } from './helper.js'
+import { tempDataDir } from './support/basics.js'
 import { SERVER_ENTRY } from './server-process.js'
 
 const INDEXER = join(PROJECT_ROOT, 'dist', 'indexer', 'cli.js')
@@ -62,11 +62,14 @@ test('the API with MEILI_URL on a closed port', async (t) => {
 
 test('the indexer and the keys CLI say the same', async (t) => {
   const port = await closedPort()
-  const indexer = await run([INDEXER, 'status'], { DATA_DIR: tempDataDir(t), CATALOG_SEARCH: 'meilisearch', MEILI_URL: `http://127.0.0.1:${port}`, MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx' })
+  // Side by side: most of each run is the driver waiting out its server selection.
+  const [indexer, keys, prober] = await Promise.all([
+    run([INDEXER, 'status'], { DATA_DIR: tempDataDir(t), CATALOG_SEARCH: 'meilisearch', MEILI_URL: `http://127.0.0.1:${port}`, MEILI_MASTER_KEY: 'a-master-key-of-32-characters-xx' }),
+    run([KEYS, 'list'], { DATA_DIR: tempDataDir(t), CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` }),
+    run([PROBER, 'check'], { CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
+  ])
   checkOneLine(t, indexer, /^x402-catalog: cannot reach Meilisearch at .* \(MEILI_URL\)/)
-  const keys = await run([KEYS, 'list'], { DATA_DIR: tempDataDir(t), CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
   checkOneLine(t, keys, /^x402-catalog: cannot use MongoDB at .* \(MONGO_URL\)/)
-  const prober = await run([PROBER, 'check'], { CATALOG_STORE: 'mongodb', MONGO_URL: `mongodb://127.0.0.1:${port}/catalog` })
   checkOneLine(t, prober, /^x402-catalog: cannot use MongoDB at .* \(MONGO_URL\)/)
 })
 
