@@ -13,9 +13,9 @@ import { SqliteCatalogStore } from './store/sqlite/store.js'
 // cost ~25 MB of RSS in every process that never talks to them.
 
 /** Opens the configured store; an unreachable server fails with one line naming it and its variable. */
-export async function openCatalogStore (config: Pick<Config, 'dataDir' | 'store'>): Promise<CatalogStore> {
+export async function openCatalogStore (config: Pick<Config, 'dataDir' | 'store'> & Partial<Pick<Config, 'listThread'>>): Promise<CatalogStore> {
   switch (config.store.kind) {
-    case 'sqlite': return new SqliteCatalogStore(config.dataDir, { listThread: true })
+    case 'sqlite': return new SqliteCatalogStore(config.dataDir, { listThread: config.listThread ?? true })
     case 'mongodb': {
       const { MongoCatalogStore } = await import('./store/mongodb/mongo-store.js')
       return await MongoCatalogStore.open(config.store.url)

@@ -14,11 +14,18 @@ test('defaults', async (t) => {
   t.equal(config.responseCacheBytes, 32 * 1024 * 1024)
   t.match(config.rateLimit, { enabled: true, windowMs: 60_000, reads: 600, intentSearches: 60, writes: 60 })
   t.equal(config.searchThreads, 1)
+  t.equal(config.listThread, true)
 })
 
 test('values from the environment', async (t) => {
   const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', CATALOG_API_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb,', CATALOG_SEED: 'none', LOG_LEVEL: 'warn' })
   t.match(config, { port: 8080, host: '0.0.0.0', dataDir: '/tmp/x', apiKeys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'], seed: 'none', logLevel: 'warn' })
+})
+
+test('CATALOG_LIST_THREAD=0 reads lists on the API thread; anything but 0 or 1 is refused naming it', async (t) => {
+  t.equal(loadConfig({ CATALOG_LIST_THREAD: '0' }).listThread, false)
+  t.equal(loadConfig({ CATALOG_LIST_THREAD: '1' }).listThread, true)
+  t.throws(() => loadConfig({ CATALOG_LIST_THREAD: 'yes' }), /CATALOG_LIST_THREAD/)
 })
 
 test('cache and rate-limit sizes from the environment', async (t) => {

@@ -18,9 +18,10 @@ export { API_KEY, tempDataDir, validBody }
 /** Rate limits are off (tests hammer endpoints); the limiter's own tests turn them on through `rateLimit`. */
 export function testConfig (dataDir: string, overrides: Partial<Config> = {}): Config {
   // Probing and rate limits off unless a test turns them on: demo and test endpoints point at hosts that never answer.
-  // Search on the API thread unless a test asks for threads: a thread per app would load its
-  // modules again (a second per test); test/search/embedded/engine.test.ts covers threads.
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_SEARCH_THREADS: '0' }), ...overrides }
+  // Search and lists on the API thread unless a test asks for threads: a thread per app loads
+  // its modules again (half a second under tap's loaders); test/search/embedded/engine.test.ts,
+  // test/store/sqlite/lists.test.ts, the store contract and the server tests cover the threads.
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_SEARCH_THREADS: '0', CATALOG_LIST_THREAD: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */
