@@ -25,6 +25,7 @@ import swaggerPlugin from './plugins/swagger.js'
 import categoriesRoutes from './routes/categories.js'
 import discoveryRoutes from './routes/discovery.js'
 import exportRoutes from './routes/export.js'
+import changesRoutes from './routes/changes.js'
 import snapshotsPlugin from './plugins/snapshots.js'
 import healthRoutes from './routes/health.js'
 import mcpRoutes from './routes/mcp.js'
@@ -137,6 +138,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(jobsRoutes)
   await app.register(searchRoutes)
   await app.register(exportRoutes)
+  await app.register(changesRoutes)
   await app.register(discoveryRoutes)
   await app.register(mcpRoutes)
   await app.register(pageRoutes)

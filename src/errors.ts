@@ -179,3 +179,12 @@ export class OriginDocumentError extends CatalogError {
     super(`origin: ${reason}; nothing was changed`, 'INVALID_ORIGIN_DOCUMENT', 422)
   }
 }
+
+/** A change-feed cursor this catalog's feed cannot continue from (ahead of its newest change: another catalog's, or from before a reset). */
+export class CursorGoneError extends CatalogError {
+  readonly field = 'since'
+
+  constructor (message: string) {
+    super(`since: ${message}`, 'CURSOR_GONE', 410)
+  }
+}
