@@ -1,7 +1,7 @@
 /**
- * POST /api/origins/import: reads an origin's /.well-known/x402 (src/domain/origin-document.ts)
- * through the probe client (SSRF guard, per-address cap, time budget, 256 KiB, served by the
- * origin itself), then registers each listed resource that answers a valid 402 under the
+ * POST /api/origins/import: reads an origin's OpenAPI document (src/domain/openapi-document.ts)
+ * or its /.well-known/x402 (src/domain/origin-document.ts) through the probe client (SSRF guard,
+ * per-address cap, time budget, 256 KiB, served by the origin itself), then registers each listed resource that answers a valid 402 under the
  * caller's key by the path POST /api/services takes with the endpoint alone. The document is
  * read and checked whole before anything is written: a bad one changes nothing. Listings the
  * caller owns that an earlier import of this document made, and that it no longer lists,
@@ -12,8 +12,9 @@ import { CatalogError, OriginDocumentError } from '../errors.js'
 import { canonicalOrigin } from '../domain/endpoint-url.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import {
-  MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, retiredFromDocument, type OriginResource
+  MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, retiredFromDocument, type OriginDocument, type OriginResource
 } from '../domain/origin-document.js'
+import { OPENAPI_DOCUMENT_PATHS, readOpenApiDocument } from '../domain/openapi-document.js'
 import { probeTargetOf } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
@@ -47,18 +48,30 @@ export interface OriginImport {
 /** Resources handled at once: the probe client's per-address cap bounds the load on the origin anyway. */
 const CONCURRENCY = 4
 
-/** An origin's document, read and checked: what the import then probes. */
+/** An origin's document, read and checked: what the import then probes. `document` is its URL. */
 export interface ReadOrigin { origin: string, document: string, resources: OriginResource[] }
 
-/** Reads and checks `{origin}/.well-known/x402`; an OriginDocumentError (422) says what is wrong, and nothing is written. */
+/** The documents an origin may list its paid resources in, in the order they are taken (x402scan's). */
+export const ORIGIN_DOCUMENT_PATHS = [...OPENAPI_DOCUMENT_PATHS, ORIGIN_DOCUMENT_PATH] as const
+
+/**
+ * Reads an origin's documents and takes the first that lists a paid resource: /openapi.json,
+ * /.well-known/openapi.json, then /.well-known/x402. The three are read at once, so the whole
+ * read takes one probe budget (CATALOG_PROBE_TIMEOUT_MS), not three. When none lists one, an
+ * OriginDocumentError (422) says what each answered, and nothing is written.
+ */
 export async function readOrigin (app: FastifyInstance, originInput: string): Promise<ReadOrigin> {
   const origin = canonicalOrigin('origin', originInput)
-  const url = origin + ORIGIN_DOCUMENT_PATH
-  const fetched = await app.prober.fetchOriginDocument(url, MAX_ORIGIN_DOCUMENT_BYTES)
-  if (!fetched.ok) throw new OriginDocumentError(`${url}: ${fetched.reason}`)
-  const read = readOriginDocument(origin, fetched.document)
-  if (!read.ok) throw new OriginDocumentError(`${url}: ${read.reason}`)
-  return { origin, document: url, resources: read.resources }
+  const reads = await Promise.all(ORIGIN_DOCUMENT_PATHS.map(async (path): Promise<OriginDocument> => {
+    const fetched = await app.prober.fetchOriginDocument(origin + path, MAX_ORIGIN_DOCUMENT_BYTES)
+    if (!fetched.ok) return fetched
+    return path === ORIGIN_DOCUMENT_PATH ? readOriginDocument(origin, fetched.document) : await readOpenApiDocument(origin, fetched.document)
+  }))
+  const taken = reads.findIndex((read) => read.ok)
+  const read = reads[taken]
+  if (read?.ok === true) return { origin, document: origin + (ORIGIN_DOCUMENT_PATHS[taken] as string), resources: read.resources }
+  const why = ORIGIN_DOCUMENT_PATHS.map((path, i) => `${path}: ${(reads[i] as { reason: string }).reason}`)
+  throw new OriginDocumentError(`${origin} lists no paid resource: ${why.join('; ')}`)
 }
 
 /**
@@ -112,10 +125,14 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
   const inactive: RetiredRow[] = []
   if (job.signal.aborted) return { origin, document, rows, inactive }
   const now = new Date().toISOString()
+  const documents = new Set(ORIGIN_DOCUMENT_PATHS.map((path) => origin + path))
   const previous = await app.store.servicesOnOrigin(origin, 10 * MAX_ORIGIN_RESOURCES)
   for (const record of previous) {
-    if (record.ownerId !== ownerId || record.prefill?.importedFrom !== document || listed.has(record.id) || record.prefill.removed !== undefined) continue
-    const retired: ServiceRecord = retiredFromDocument(record, now)
+    // Made by an import of any of the origin's documents: an origin that moves its list to its
+    // OpenAPI document retires what the old one listed and the new one does not.
+    const from = record.prefill?.importedFrom
+    if (record.ownerId !== ownerId || from === undefined || !documents.has(from) || listed.has(record.id) || record.prefill?.removed !== undefined) continue
+    const retired: ServiceRecord = retiredFromDocument(record, document.slice(origin.length), now)
     if (!await app.store.updateService(retired)) continue
     inactive.push({ serviceId: record.id, endpoint: record.endpoint, method: record.method, reason: (retired.prefill?.removed as { reason: string }).reason })
   }

@@ -1,5 +1,6 @@
 /**
- * Origin import: an origin lists its paid resources at `{origin}/.well-known/x402` in
+ * Origin import: an origin lists its paid resources in its OpenAPI document
+ * (src/domain/openapi-document.ts) or, when that lists none, at `{origin}/.well-known/x402` in
  * x402scan's format, `{ "version": 1, "resources": ["GET /path", "POST /other",
  * "https://host/full/url"], "instructions": "…" }`. Each entry is a path or a URL on the
  * origin, optionally preceded by its method (GET when none is given). Bounded: at most
@@ -14,8 +15,10 @@ import { computeTrustScore } from './trust.js'
 export const ORIGIN_DOCUMENT_PATH = '/.well-known/x402'
 export const MAX_ORIGIN_RESOURCES = 100
 export const MAX_ORIGIN_DOCUMENT_BYTES = 256 * 1024
-/** The reason a listing gets when a re-import no longer finds it in the document. */
-export const REMOVED_FROM_DOCUMENT = `removed from ${ORIGIN_DOCUMENT_PATH}`
+/** The reason a listing gets when a re-import no longer finds it in the document at `path` (e.g. /openapi.json). */
+export function removedFrom (path: string): string {
+  return `removed from ${path}`
+}
 
 /** One entry of the document, as written, and what it names (or why it names nothing). */
 export type OriginResource =
@@ -30,7 +33,8 @@ function describe (value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
-function resourceOf (origin: string, entry: string): OriginResource {
+/** What one entry ("METHOD /path", a path, or a URL) of an origin's document names. */
+export function resourceOf (origin: string, entry: string): OriginResource {
   const match = /^\s*(?:([A-Za-z]+)\s+)?(\S+)\s*$/.exec(entry)
   if (match === null) return { entry, ok: false, reason: 'not "METHOD /path" or a URL' }
   const method = (match[1] ?? 'GET').toUpperCase()
@@ -64,14 +68,14 @@ export function readOriginDocument (origin: string, document: unknown): OriginDo
   return { ok: true, resources: (resources as string[]).map((entry) => resourceOf(origin, entry)) }
 }
 
-/** A listing its origin's document no longer lists: `inactive` (and kept so by probes) until a re-import lists it again. */
-export function retiredFromDocument (record: ServiceRecord, at: string): ServiceRecord {
+/** A listing its origin's document (at `path`) no longer lists: `inactive` (and kept so by probes) until a re-import lists it again. */
+export function retiredFromDocument (record: ServiceRecord, path: string, at: string): ServiceRecord {
   const status = 'inactive'
   return {
     ...record,
     status,
     trustScore: computeTrustScore({ status, uptimeScore: record.uptimeScore, usage: record.usage }),
-    prefill: { fields: record.prefill?.fields ?? [], ...record.prefill, removed: { reason: REMOVED_FROM_DOCUMENT, at } },
+    prefill: { fields: record.prefill?.fields ?? [], ...record.prefill, removed: { reason: removedFrom(path), at } },
     updatedAt: at
   }
 }

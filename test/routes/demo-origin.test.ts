@@ -53,7 +53,7 @@ test('the demo origin lists exactly what it serves, and an origin import registe
   const res = await app.inject({ method: 'POST', url: '/api/origins/import', headers: { authorization: `Bearer ${API_KEY}` }, payload: { origin: demo.origin } })
   t.equal(res.statusCode, 200, res.body)
   const answer = res.json() as { document: string, rows: Array<{ resource: string, result: string, method: string, endpoint: string, serviceId: string, status: string, reason: string }>, inactive: unknown[] }
-  t.equal(answer.document, `${demo.origin}/.well-known/x402`)
+  t.equal(answer.document, `${demo.origin}/openapi.json`, 'its OpenAPI document, read first (it serves /.well-known/x402 too)')
   t.same(answer.rows.map((row) => [row.resource, row.result, row.method, row.endpoint, row.status]),
     ROUTES.map((route) => [`${route.method} ${route.path}`, 'registered', route.method, demo.origin + route.path, 'verified']), 'one row per route, each registered and verified')
   t.same(answer.inactive, [])

@@ -81,6 +81,81 @@ test('an origin\'s /.well-known/x402 registers what answers 402, one row per res
   t.equal((await app.inject(`/api/services/${answer.rows[1].serviceId as string}`)).json().retired, null, 'listed again: no longer retired')
 })
 
+/** An OpenAPI 3.1 document listing `paid` operations with x402scan's x-payment-info and `free` ones without. */
+function openApi (origin: string, paid: string[], free: string[] = [], base = ''): string {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const [entries, payment] of [[paid, true], [free, false]] as const) {
+    for (const entry of entries) {
+      const [method, path] = entry.split(' ') as [string, string]
+      paths[path] ??= {}
+      ;(paths[path] as Record<string, unknown>)[method.toLowerCase()] = {
+        summary: entry,
+        ...(payment ? { 'x-payment-info': { protocols: ['x402'], price: { mode: 'fixed', currency: 'USD', amount: '0.001' } } } : {}),
+        responses: { 200: { description: 'ok' } }
+      }
+    }
+  }
+  return JSON.stringify({ openapi: '3.1.0', info: { title: 'paid API', version: '1.0.0' }, servers: [{ url: origin + base }], paths })
+}
+
+test('OpenAPI first: /openapi.json\'s paid operations are imported, then /.well-known/openapi.json, and /.well-known/x402 only when neither lists one', async (t) => {
+  const docs: Record<string, string | undefined> = {}
+  const server = await startX402Server({
+    payTo: PAY_TO,
+    path: '/v1/paid',
+    also: [{ method: 'POST' }],
+    wellKnown: () => JSON.stringify({ version: 1, resources: ['POST /v1/paid'] }),
+    documents: { '/openapi.json': () => docs.root, '/.well-known/openapi.json': () => docs.wellKnown }
+  })
+  t.teardown(server.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+
+  // The server's base path (servers[0].url) prefixes each path; a free operation is not imported.
+  docs.root = openApi(server.origin, ['GET /paid', 'GET /users/{id}'], ['GET /health'], '/v1')
+  const first = (await importOrigin(app, server.origin)).json()
+  t.equal(first.document, `${server.origin}/openapi.json`, 'the answer names the document read')
+  t.same(first.rows.map((row: { resource: string, result: string }) => [row.resource, row.result]), [['GET /v1/paid', 'registered'], ['GET /v1/users/{id}', 'refused']],
+    'its paid operations only: not /.well-known/x402\'s POST')
+  t.match(first.rows[0], { endpoint: `${server.origin}/v1/paid`, method: 'GET', status: 'verified' }, 'judged by its live 402, as any import')
+  t.match(first.rows[1].reason, /path with parameters/)
+  const get = (await app.inject(`/api/services/${first.rows[0].serviceId as string}`)).json()
+  t.equal(get.pricing.pricePerRequest, '0.001')
+
+  // An OpenAPI document without a paid operation does not count: the next document is read.
+  docs.root = openApi(server.origin, [], ['GET /v1/paid'])
+  docs.wellKnown = openApi(server.origin, ['POST /v1/paid'])
+  const second = (await importOrigin(app, server.origin)).json()
+  t.equal(second.document, `${server.origin}/.well-known/openapi.json`)
+  t.same(second.rows.map((row: { resource: string, result: string }) => [row.resource, row.result]), [['POST /v1/paid', 'registered']])
+  t.same(second.inactive.map((row: { method: string, reason: string }) => [row.method, row.reason]), [['GET', 'removed from /.well-known/openapi.json']],
+    'what the origin\'s earlier document listed and this one does not is retired, whichever document listed it')
+
+  docs.root = undefined
+  docs.wellKnown = JSON.stringify({ openapi: '3.1.0' })
+  const third = (await importOrigin(app, server.origin)).json()
+  t.equal(third.document, `${server.origin}/.well-known/x402`)
+  t.same(third.rows.map((row: { result: string, serviceId: string }) => [row.result, row.serviceId]), [['updated', second.rows[0].serviceId]], 'the same listing, now imported from /.well-known/x402')
+})
+
+test('when no document lists a paid resource, the 422 says what each answered, and nothing changes', async (t) => {
+  const server = await startX402Server({
+    payTo: PAY_TO,
+    wellKnown: () => 'not json {',
+    documents: { '/openapi.json': () => JSON.stringify({ swagger: '2.0', paths: 7 }), '/.well-known/openapi.json': () => openApi('http://127.0.0.1', [], ['GET /paid']) }
+  })
+  t.teardown(server.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const before = await app.store.latestSeq()
+  const res = await importOrigin(app, server.origin)
+  t.equal(res.statusCode, 422)
+  const { message } = res.json()
+  t.match(message, `${server.origin} lists no paid resource`)
+  t.match(message, /\/openapi\.json: not an OpenAPI document \(openapi: [^;]+; info: [^;]+; paths: /, 'the parser\'s own findings, field by field')
+  t.match(message, /\/\.well-known\/openapi\.json: lists no paid operation \(none has x-payment-info\)/)
+  t.match(message, /\/\.well-known\/x402: the body is not JSON/)
+  t.equal(await app.store.latestSeq(), before)
+})
+
 test('a document that is not JSON, too large, the wrong shape or too long is a 422 and changes nothing', async (t) => {
   let body = ''
   const server = await startX402Server({ payTo: PAY_TO, wellKnown: () => body })

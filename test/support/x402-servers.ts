@@ -59,6 +59,8 @@ export interface X402ServerOptions {
   tags?: string[]
   /** Body of /.well-known/x402 (an origin's resource list), read per request so a test can change it. */
   wellKnown?: () => string
+  /** More JSON documents by path (/openapi.json, /.well-known/openapi.json), each read per request; undefined answers 404. */
+  documents?: Record<string, () => string | undefined>
   /** Paths answering GET with 200 and no payment asked. */
   free?: string[]
   /** More paid methods on the same path, each with its own terms (v2 only). */
@@ -110,6 +112,13 @@ export async function startX402Server (options: X402ServerOptions): Promise<X402
   if (claims !== undefined) app.get('/.well-known/x402-catalog', (_req, res) => { res.json({ claims }) })
   const wellKnown = options.wellKnown
   if (wellKnown !== undefined) app.get('/.well-known/x402', (_req, res) => { res.type('application/json').send(wellKnown()) })
+  for (const [path, body] of Object.entries(options.documents ?? {})) {
+    app.get(path, (_req, res) => {
+      const text = body()
+      if (text === undefined) res.status(404).end()
+      else res.type('application/json').send(text)
+    })
+  }
   for (const free of options.free ?? []) app.get(free, (_req, res) => { res.json({ free: true }) })
   if ((options.version ?? 2) === 2) {
     const id = network.id as Network

@@ -1,7 +1,7 @@
 /** Request and answer schemas of an origin import (src/routes/origins.ts); past the answer bound it runs as a job (./jobs.ts). */
 import { Type } from '@sinclair/typebox'
 import { HttpMethodEnum } from '../../domain/http-method.js'
-import { REMOVED_FROM_DOCUMENT } from '../../domain/origin-document.js'
+import { ORIGIN_DOCUMENT_PATH, removedFrom } from '../../domain/origin-document.js'
 import { ServiceStatusEnum } from '../../domain/service.js'
 import { StringEnum } from '../../domain/string-enum.js'
 import { UrlText } from './common.js'
@@ -28,6 +28,6 @@ export const ImportAnswer = Type.Object({
     serviceId: Type.String(),
     endpoint: Type.String(),
     method: HttpMethodEnum,
-    reason: Type.String({ examples: [REMOVED_FROM_DOCUMENT] })
+    reason: Type.String({ examples: [removedFrom('/openapi.json'), removedFrom(ORIGIN_DOCUMENT_PATH)] })
   }, { additionalProperties: false }), { description: 'This key\'s listings an earlier import of the document made that it no longer lists: now inactive' })
 }, { additionalProperties: false })
