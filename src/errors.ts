@@ -188,3 +188,12 @@ export class CursorGoneError extends CatalogError {
     super(`since: ${message}`, 'CURSOR_GONE', 410)
   }
 }
+
+/** A source of the same kind and URL is already stored. */
+export class DuplicateSourceError extends CatalogError {
+  readonly field = 'url'
+
+  constructor (kind: string, url: string) {
+    super(`url: a ${kind} source at ${url} is already added`, 'DUPLICATE_SOURCE', 409)
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * The CatalogStore port: the authoritative record of services, claims, API keys (hashes),
- * probes, leases and payments, and the change feed the indexer mirrors into a SearchEngine,
+ * probes, leases, payments and sources, and the change feed the indexer mirrors into a SearchEngine,
  * in one section (interface) per kind of record. Everything crosses
  * it as typed domain objects (src/domain/); an adapter translates filters, sorts and pages
  * into its own query language and keeps that language to itself.
@@ -29,6 +29,7 @@ import type { CategoryInferrer } from '../domain/listing-text.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { ServiceJson, ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
+import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
 import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../domain/payment.js'
 
 /** Why a listing was removed in favour of another registration of its endpoint. */
@@ -262,8 +263,8 @@ export interface ProbeStore {
   lastProbe (serviceId: string): Promise<ProbeOutcome | null>
   /**
    * Services due for a probe (never probed since registration or asked for, or their
-   * next probe time has come), soonest first. Seeded services (no owner) only when
-   * `includeSeeded`.
+   * next probe time has come), soonest first. Seeded services (no owner, and no source lists
+   * them) only when `includeSeeded`; a listing a source lists is probed like a registered one.
    */
   dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]>
   /** Makes a service due for a probe now (after a registration or an update); false when no service has that id. */
@@ -314,8 +315,44 @@ export interface PaymentStore {
   recordUsage (serviceId: string, usage: ServiceUsage): Promise<ServiceRecord | null>
 }
 
+/**
+ * Sources (src/domain/sources.ts): the lists the catalog mirrors, and which listings each one
+ * lists (provenance). Provenance is part of what a listing shows (its detail, the export): a
+ * listing that gains or loses a source gets a new change, and one whose sources stay as they
+ * were gets none.
+ */
+export interface SourceStore {
+  /** Stores a new source; DuplicateSourceError when one of the same kind and URL is stored. */
+  insertSource (source: SourceRecord): Promise<void>
+  /** Every source, oldest first. */
+  listSources (): Promise<SourceRecord[]>
+  getSource (id: string): Promise<SourceRecord | null>
+  /**
+   * Keeps a pass's report as the source's lastSync; with `completeAt` (the start of a complete
+   * pass) also its lastCompleteAt. False when no source has that id.
+   */
+  recordSourceSync (id: string, report: SyncReport, completeAt: string | null): Promise<boolean>
+  /**
+   * Removes a source and every provenance entry it had, each listing losing one getting a new
+   * change; returns those listings' ids, or null when no source has that id.
+   */
+  deleteSource (id: string): Promise<string[] | null>
+  /**
+   * Adds the source to the provenance of these listings (first seen `at`) and gives each a new
+   * change; listings that already carry it, or that do not exist, are left as they are.
+   * Returns how many gained it.
+   */
+  addProvenance (sourceId: string, serviceIds: readonly string[], at: string): Promise<number>
+  /** Removes the source from these listings' provenance, each that had it getting a new change. */
+  removeProvenance (sourceId: string, serviceIds: readonly string[]): Promise<void>
+  /** Ids of the listings whose provenance holds this source, in id order. */
+  servicesOfSource (sourceId: string): Promise<string[]>
+  /** Each listing's provenance entries, oldest first; listings without any are absent. */
+  provenanceOf (serviceIds: readonly string[]): Promise<Map<string, ProvenanceEntry[]>>
+}
+
 /** The whole port, section by section; every adapter implements all of it. */
-export interface CatalogStore extends ServiceStore, ChangeFeed, ClaimStore, ApiKeyStore, ProbeStore, LeaseStore, PaymentStore {
+export interface CatalogStore extends ServiceStore, ChangeFeed, ClaimStore, ApiKeyStore, ProbeStore, LeaseStore, PaymentStore, SourceStore {
   /** Throws StoreUnavailableError when the store cannot serve requests (/health asks). */
   ping (): Promise<void>
   /** Releases connections or file handles; the store is unusable afterwards. */

@@ -1,6 +1,6 @@
 /**
  * A CatalogStore made of its sections, one object each (an adapter keeps one file per
- * section: services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts).
+ * section: services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts).
  * The port's methods are answered by the section that declares them, here once for every
  * adapter; an adapter adds how it opens, pings and closes.
  */
@@ -14,8 +14,9 @@ import type { ProbeOutcome } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type {
   ApiKeyRecord, ApiKeyStore, CatalogFacets, CatalogStore, ChangeFeed, ClaimStore, Displacement, LeaseStore, PaymentStore, ProbeCandidate,
-  ProbePage, ProbeStore, ServiceChange, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore
+  ProbePage, ProbeStore, ServiceChange, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore, SourceStore
 } from './catalog-store.js'
+import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
 
 /** One object per section of the port. */
 export interface StoreSections {
@@ -26,6 +27,7 @@ export interface StoreSections {
   probes: ProbeStore
   leases: LeaseStore
   payments: PaymentStore
+  sources: SourceStore
 }
 
 export abstract class SectionedStore implements CatalogStore {
@@ -94,6 +96,17 @@ export abstract class SectionedStore implements CatalogStore {
   payTosOn (network: string): Promise<string[]> { return this.#sections.payments.payTosOn(network) }
   servicesByPayTo (network: string, payTo: string): Promise<ServiceRecord[]> { return this.#sections.payments.servicesByPayTo(network, payTo) }
   recordUsage (serviceId: string, usage: ServiceUsage): Promise<ServiceRecord | null> { return this.#sections.payments.recordUsage(serviceId, usage) }
+
+  // Sources
+  insertSource (source: SourceRecord): Promise<void> { return this.#sections.sources.insertSource(source) }
+  listSources (): Promise<SourceRecord[]> { return this.#sections.sources.listSources() }
+  getSource (id: string): Promise<SourceRecord | null> { return this.#sections.sources.getSource(id) }
+  recordSourceSync (id: string, report: SyncReport, completeAt: string | null): Promise<boolean> { return this.#sections.sources.recordSourceSync(id, report, completeAt) }
+  deleteSource (id: string): Promise<string[] | null> { return this.#sections.sources.deleteSource(id) }
+  addProvenance (sourceId: string, serviceIds: readonly string[], at: string): Promise<number> { return this.#sections.sources.addProvenance(sourceId, serviceIds, at) }
+  removeProvenance (sourceId: string, serviceIds: readonly string[]): Promise<void> { return this.#sections.sources.removeProvenance(sourceId, serviceIds) }
+  servicesOfSource (sourceId: string): Promise<string[]> { return this.#sections.sources.servicesOfSource(sourceId) }
+  provenanceOf (serviceIds: readonly string[]): Promise<Map<string, ProvenanceEntry[]>> { return this.#sections.sources.provenanceOf(serviceIds) }
 
   abstract ping (): Promise<void>
   abstract close (): Promise<void>

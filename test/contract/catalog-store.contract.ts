@@ -8,7 +8,7 @@ import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { toServiceJson, type ServiceRecord } from '../../src/domain/service.js'
 import type { ProbeOutcome } from '../../src/domain/probe.js'
 import { declaredExtensions, type CallSchema } from '../../src/domain/call-schema.js'
-import { DuplicateEndpointError, OriginClaimedError } from '../../src/errors.js'
+import { DuplicateEndpointError, DuplicateSourceError, OriginClaimedError } from '../../src/errors.js'
 import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
 import { nameSortKey } from '../../src/domain/sort-keys.js'
@@ -19,6 +19,7 @@ import { CHAIN_CHECKPOINT_HISTORY, type PaymentRecord, type ServiceUsage } from 
 import { openCatalogStore } from '../../src/adapters.js'
 import { CategoryInference } from '../../src/search/category-inference.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
+import { newSourceId, type SourceRecord, type SyncReport } from '../../src/domain/sources.js'
 import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
 import { bazaarDeclaration, someDeclaring } from '../support/discovery-declarations.js'
 
@@ -736,6 +737,77 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
   })
 
   paymentsContract(t, open)
+  sourcesContract(t, open)
+}
+
+const SOURCE_NOW = '2026-11-01T00:00:00.000Z'
+
+function sourceRecord (url: string, createdAt = SOURCE_NOW): SourceRecord {
+  return { id: newSourceId(), kind: 'bazaar', url, createdAt, lastSync: null, lastCompleteAt: null }
+}
+
+/** Sources and provenance: what source sync and a listing's detail rely on. */
+function sourcesContract (t: Test, open: OpenStore): void {
+  t.test('sources: stored once per kind and URL, oldest first; a pass\'s report kept, the complete time only for a complete pass', async (t) => {
+    const store = await open(t)
+    const older = sourceRecord('https://facilitator.example.com', '2026-01-01T00:00:00.000Z')
+    const newer = sourceRecord('https://other.example.com')
+    await store.insertSource(newer)
+    await store.insertSource(older)
+    await t.rejects(store.insertSource({ ...sourceRecord(older.url), id: newSourceId() }), DuplicateSourceError, 'the same kind and URL again')
+    t.same(await store.listSources(), [older, newer])
+    t.same(await store.getSource(older.id), older)
+    t.equal(await store.getSource('src_0000000000000000'), null)
+
+    const report: SyncReport = { startedAt: SOURCE_NOW, finishedAt: SOURCE_NOW, complete: true, seen: 3, added: 2, updated: 0, unchanged: 1, retired: 0, refusedCount: 1, refused: [{ item: 'https://x.example.com/a', reason: 'no fixed price' }], error: null }
+    t.equal(await store.recordSourceSync(older.id, report, SOURCE_NOW), true)
+    const failed: SyncReport = { ...report, complete: false, startedAt: '2026-11-02T00:00:00.000Z', finishedAt: '2026-11-02T00:00:00.000Z', error: 'https://facilitator.example.com: the page at offset 100 failed: answered 503, not 200' }
+    await store.recordSourceSync(older.id, failed, null)
+    t.same(await store.getSource(older.id), { ...older, lastSync: failed, lastCompleteAt: SOURCE_NOW }, 'an incomplete pass leaves the complete time')
+    t.equal(await store.recordSourceSync('src_0000000000000000', report, null), false)
+  })
+
+  t.test('provenance: added once per source and listing, each gain and loss a change; removing a source takes its entries', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    await store.insertServices([a, b, c])
+    const one = sourceRecord('https://one.example.com')
+    const two = sourceRecord('https://two.example.com')
+    await store.insertSource(one)
+    await store.insertSource(two)
+
+    const dueIds = async (): Promise<string[]> => (await store.dueForProbe('2100-01-01T00:00:00.000Z', 10, false)).map((candidate) => candidate.id).sort()
+    t.same(await dueIds(), [], 'seeded listings (no owner, no source) are not probed on schedule')
+    let head = await store.latestSeq()
+    t.equal(await store.addProvenance(one.id, [a.id, b.id, 'svc_aaaaaaaaaaaaaaaaaaaaaaaa'], '2026-11-01T00:00:00.000Z'), 2, 'unknown listings are skipped')
+    t.same(await dueIds(), [a.id, b.id].sort(), 'a listing a source lists is')
+    t.same((await store.changesSince(head, 10)).map((change) => change.id).sort(), [a.id, b.id].sort(), 'each listing that gained it is a change')
+    head = await store.latestSeq()
+    t.equal(await store.addProvenance(one.id, [a.id, b.id], '2026-11-05T00:00:00.000Z'), 0)
+    t.equal(await store.latestSeq(), head, 'adding what is there changes nothing')
+    await store.addProvenance(two.id, [b.id, c.id], '2026-11-03T00:00:00.000Z')
+    t.same(await store.servicesOfSource(one.id), [a.id, b.id].sort())
+    const provenance = await store.provenanceOf([b.id, c.id, a.id])
+    t.same(provenance.get(b.id), [{ sourceId: one.id, firstSeenAt: '2026-11-01T00:00:00.000Z' }, { sourceId: two.id, firstSeenAt: '2026-11-03T00:00:00.000Z' }], 'oldest first, first seen kept')
+    t.same(provenance.get(c.id), [{ sourceId: two.id, firstSeenAt: '2026-11-03T00:00:00.000Z' }])
+    t.equal((await store.provenanceOf([])).size, 0)
+
+    head = await store.latestSeq()
+    await store.removeProvenance(one.id, [a.id, c.id])
+    t.same((await store.changesSince(head, 10)).map((change) => change.id), [a.id], 'only a listing that had it changes')
+    t.equal((await store.provenanceOf([a.id])).has(a.id), false)
+
+    head = await store.latestSeq()
+    t.same(await store.deleteSource(two.id), [b.id, c.id].sort(), 'the listings that lost it')
+    t.same((await store.changesSince(head, 10)).map((change) => change.id).sort(), [b.id, c.id].sort())
+    t.same(await store.servicesOfSource(two.id), [])
+    t.same(await store.provenanceOf([b.id, c.id]), new Map([[b.id, [{ sourceId: one.id, firstSeenAt: '2026-11-01T00:00:00.000Z' }]]]))
+    t.equal(await store.deleteSource(two.id), null)
+    t.same((await store.listSources()).map((source) => source.id), [one.id])
+
+    await store.deleteService(b.id)
+    t.same(await store.servicesOfSource(one.id), [], 'a deleted listing leaves no provenance behind')
+  })
 }
 
 const BASE = 'eip155:8453'

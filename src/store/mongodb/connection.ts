@@ -17,7 +17,7 @@ import type {
   ProbeDocument, ServiceDocument, TombstoneDocument, TransferDocument
 } from './mapping.js'
 import { fromLong } from './mapping.js'
-import { COLLECTIONS, SERVICE_COUNTER_ID } from './schema.js'
+import { COLLECTIONS, SERVICE_COUNTER_ID, type ServiceSourceDocument, type SourceDocument } from './schema.js'
 
 /** Majority-acknowledged and journaled: an acknowledged write survives a failover and a crash. */
 export const WRITE_CONCERN = { w: 'majority', journal: true } as const
@@ -50,6 +50,8 @@ export class MongoConnection {
   readonly payments: Collection<PaymentDocument>
   readonly checkpoints: Collection<CheckpointDocument>
   readonly payTos: Collection<PayToScanDocument>
+  readonly sources: Collection<SourceDocument>
+  readonly serviceSources: Collection<ServiceSourceDocument>
 
   constructor (client: MongoClient, url: string) {
     this.client = client
@@ -68,6 +70,8 @@ export class MongoConnection {
     this.payments = db.collection(COLLECTIONS.payments)
     this.checkpoints = db.collection(COLLECTIONS.chainCheckpoints)
     this.payTos = db.collection(COLLECTIONS.chainPayTos)
+    this.sources = db.collection(COLLECTIONS.sources)
+    this.serviceSources = db.collection(COLLECTIONS.serviceSources)
   }
 
   /** Runs `work` as one majority-committed transaction on a snapshot (retried by the driver on a transient error or a conflict). */

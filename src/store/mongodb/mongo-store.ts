@@ -5,7 +5,7 @@
  * feed is a counter incremented in each write's transaction (connection.ts says why).
  *
  * One section of the port per file, as the port is laid out (src/store/catalog-store.ts):
- * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, each
+ * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts, each
  * on the connection they share (connection.ts). This class opens the database, checks its
  * layout (schema.ts); SectionedStore (src/store/sectioned-store.ts) hands each method to
  * its section.
@@ -22,6 +22,7 @@ import { MongoPayments } from './payments.js'
 import { MongoProbes } from './probes.js'
 import { MongoStoreLayoutError, setUpLayout } from './schema.js'
 import { MongoServices } from './services.js'
+import { MongoSources } from './sources.js'
 
 export interface MongoStoreOptions {
   /** How long an operation waits for a usable server before failing (start, /health). */
@@ -40,7 +41,8 @@ export class MongoCatalogStore extends SectionedStore {
       apiKeys: new MongoApiKeys(connection),
       probes: new MongoProbes(connection),
       leases: new MongoLeases(connection),
-      payments: new MongoPayments(connection)
+      payments: new MongoPayments(connection),
+      sources: new MongoSources(connection)
     })
     this.#connection = connection
   }

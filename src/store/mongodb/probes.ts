@@ -9,7 +9,8 @@ import type { ServiceRecord } from '../../domain/service.js'
 import { nameSortKey } from '../../domain/sort-keys.js'
 import type { ProbeCandidate, ProbePage, ProbeStore } from '../catalog-store.js'
 import { WRITE_CONCERN, type MongoConnection } from './connection.js'
-import { fromLong, fromProbeDocument, fromServiceDocument, toDiscoveryDocument, toLong, toProbeDocument } from './mapping.js'
+import { fromLong, fromProbeDocument, fromServiceDocument, toDiscoveryDocument, toLong, toProbeDocument, type ServiceDocument } from './mapping.js'
+import { COLLECTIONS } from './schema.js'
 
 export class MongoProbes implements ProbeStore {
   readonly #connection: MongoConnection
@@ -78,11 +79,19 @@ export class MongoProbes implements ProbeStore {
   }
 
   async dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]> {
-    const docs = await this.#connection.services.find({
-      $or: [{ nextProbeAt: null }, { nextProbeAt: { $lte: new Date(now) } }],
-      ...(includeSeeded ? {} : { ownerId: { $ne: null } })
-    }, { projection: { _id: 1, endpoint: 1, method: 1, network: 1, paymentAddress: 1, priceAtomic: 1 } })
-      .sort({ nextProbeAt: 1, _id: 1 }).limit(limit).toArray()
+    const due = { $or: [{ nextProbeAt: null }, { nextProbeAt: { $lte: new Date(now) } }] }
+    const projection = { _id: 1, endpoint: 1, method: 1, network: 1, paymentAddress: 1, priceAtomic: 1 }
+    // Seeded listings have no owner and no source; a listing a source lists is probed like a registered one.
+    const docs = includeSeeded
+      ? await this.#connection.services.find(due, { projection }).sort({ nextProbeAt: 1, _id: 1 }).limit(limit).toArray()
+      : await this.#connection.services.aggregate<Pick<ServiceDocument, '_id' | 'endpoint' | 'method' | 'network' | 'paymentAddress' | 'priceAtomic'>>([
+        { $match: due },
+        { $sort: { nextProbeAt: 1, _id: 1 } },
+        { $lookup: { from: COLLECTIONS.serviceSources, localField: '_id', foreignField: 'serviceId', as: 'listedBy', pipeline: [{ $limit: 1 }, { $project: { _id: 1 } }] } },
+        { $match: { $or: [{ ownerId: { $ne: null } }, { 'listedBy.0': { $exists: true } }] } },
+        { $limit: limit },
+        { $project: projection }
+      ]).toArray()
     return docs.map((doc) => ({
       id: doc._id,
       endpoint: doc.endpoint,

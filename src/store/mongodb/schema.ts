@@ -9,15 +9,16 @@
  * missing endpoint), so a bug or a hand-made write cannot slip a bad document past the domain
  * rules. Money and counters are `long` (Int64): a JS number would be stored as a double.
  */
-import { Long, MongoServerError, type Db, type Document, type IndexDescription } from 'mongodb'
+import { Long, MongoServerError, type Db, type Document, type IndexDescription, type ObjectId } from 'mongodb'
 import { CatalogError } from '../../errors.js'
 import { HTTP_METHODS } from '../../domain/http-method.js'
+import { SOURCE_KINDS, type SourceKind, type SourceRefusal } from '../../domain/sources.js'
 import { SERVICE_STATUSES } from '../../domain/trust.js'
 import type { ExtensionKey } from '../../domain/catalog-query.js'
 import type { CounterDocument } from './mapping.js'
 
 /** The layout this build creates and reads; raised whenever a collection, the fields of its documents or its indexes change. */
-export const STORE_LAYOUT = 1
+export const STORE_LAYOUT = 2
 
 export const COLLECTIONS = {
   services: 'services',
@@ -42,6 +43,10 @@ export const COLLECTIONS = {
   chainCheckpoints: 'chain_checkpoints',
   /** The block through which each watched payTo has been scanned, per network. */
   chainPayTos: 'chain_pay_tos',
+  /** `{_id, kind, url, createdAt, lastSync, lastCompleteAt}`: the lists the catalog mirrors (src/domain/sources.ts), unique on (kind, url). */
+  sources: 'sources',
+  /** `{sourceId, serviceId, firstSeenAt}`: which listings each source lists (provenance), unique on (sourceId, serviceId). */
+  serviceSources: 'service_sources',
   /** `{_id: 'layout', version}`: the layout the database was made by (STORE_LAYOUT). */
   storeMeta: 'store_meta'
 } as const
@@ -251,6 +256,90 @@ export const PAY_TO_SCAN_VALIDATOR: Document = {
   }
 }
 
+/** A SyncReport (src/domain/sources.ts): counts as Long, times as dates. */
+export interface SyncReportDocument {
+  startedAt: Date
+  finishedAt: Date
+  complete: boolean
+  seen: Long
+  added: Long
+  updated: Long
+  unchanged: Long
+  retired: Long
+  refusedCount: Long
+  refused: SourceRefusal[]
+  error: string | null
+}
+
+/** A SourceRecord; unique on (kind, url). */
+export interface SourceDocument {
+  _id: string
+  kind: SourceKind
+  url: string
+  createdAt: Date
+  /** The newest pass; null before the first. */
+  lastSync: SyncReportDocument | null
+  /** When the newest complete pass started; null before one. */
+  lastCompleteAt: Date | null
+}
+
+/** One provenance entry: the source lists the service since `firstSeenAt`; unique on (sourceId, serviceId). */
+export interface ServiceSourceDocument {
+  _id?: ObjectId
+  sourceId: string
+  serviceId: string
+  firstSeenAt: Date
+}
+
+/** SyncReport on a source document; null before the first pass. */
+const SYNC_REPORT_SCHEMA: Document = {
+  // As USAGE_SCHEMA: `required`, `properties` and `additionalProperties` apply to an object only.
+  bsonType: ['object', 'null'],
+  required: ['startedAt', 'finishedAt', 'complete', 'seen', 'added', 'updated', 'unchanged', 'retired', 'refusedCount', 'refused', 'error'],
+  additionalProperties: false,
+  properties: {
+    startedAt: date,
+    finishedAt: date,
+    complete: { bsonType: 'bool' },
+    seen: long,
+    added: long,
+    updated: long,
+    unchanged: long,
+    retired: long,
+    refusedCount: long,
+    refused: {
+      bsonType: 'array',
+      items: { bsonType: 'object', required: ['item', 'reason'], additionalProperties: false, properties: { item: string, reason: string } }
+    },
+    error: { bsonType: ['string', 'null'] }
+  }
+}
+
+export const SOURCE_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'kind', 'url', 'createdAt', 'lastSync', 'lastCompleteAt'],
+    additionalProperties: false,
+    properties: {
+      _id: { bsonType: 'string', pattern: '^src_' },
+      kind: { enum: [...SOURCE_KINDS] },
+      url: string,
+      createdAt: date,
+      lastSync: SYNC_REPORT_SCHEMA,
+      lastCompleteAt: { bsonType: ['date', 'null'] }
+    }
+  }
+}
+
+export const SERVICE_SOURCE_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'sourceId', 'serviceId', 'firstSeenAt'],
+    additionalProperties: false,
+    properties: { _id: { bsonType: 'objectId' }, sourceId: string, serviceId: string, firstSeenAt: date }
+  }
+}
+
 /** The layout marker: one document, written when the database is set up (STORE_LAYOUT). */
 export const STORE_META_VALIDATOR: Document = {
   $jsonSchema: {
@@ -273,7 +362,9 @@ export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.transfers]: TRANSFER_VALIDATOR,
   [COLLECTIONS.payments]: PAYMENT_VALIDATOR,
   [COLLECTIONS.chainCheckpoints]: CHECKPOINT_VALIDATOR,
-  [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR
+  [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR,
+  [COLLECTIONS.sources]: SOURCE_VALIDATOR,
+  [COLLECTIONS.serviceSources]: SERVICE_SOURCE_VALIDATOR
 }
 
 /** Document fields behind each list sort (SortField → field). */
@@ -364,6 +455,20 @@ export const PAY_TO_SCAN_INDEXES: IndexDescription[] = [
   { key: { network: 1, payTo: 1 }, name: 'network_payTo_unique', unique: true }
 ]
 
+export const SOURCE_INDEXES: IndexDescription[] = [
+  // One source per list: a second of the same kind and URL is a DuplicateSourceError.
+  { key: { kind: 1, url: 1 }, name: 'kind_url_unique', unique: true },
+  // listSources: oldest first.
+  { key: { createdAt: 1, _id: 1 }, name: 'createdAt_id' }
+]
+
+export const SERVICE_SOURCE_INDEXES: IndexDescription[] = [
+  // A listing carries a source once; a source's listings in id order (servicesOfSource, deleteSource).
+  { key: { sourceId: 1, serviceId: 1 }, name: 'sourceId_serviceId_unique', unique: true },
+  // A listing's provenance, oldest first (provenanceOf), and its removal with the listing.
+  { key: { serviceId: 1, firstSeenAt: 1, sourceId: 1 }, name: 'serviceId_firstSeenAt_sourceId' }
+]
+
 /** The code of a write a unique index refused. */
 export const DUPLICATE_KEY = 11000
 const NAMESPACE_EXISTS = 48
@@ -450,6 +555,8 @@ export async function setUpLayout (db: Db): Promise<void> {
   await db.collection(COLLECTIONS.payments).createIndexes(PAYMENT_INDEXES)
   await db.collection(COLLECTIONS.chainCheckpoints).createIndexes(CHECKPOINT_INDEXES)
   await db.collection(COLLECTIONS.chainPayTos).createIndexes(PAY_TO_SCAN_INDEXES)
+  await db.collection(COLLECTIONS.sources).createIndexes(SOURCE_INDEXES)
+  await db.collection(COLLECTIONS.serviceSources).createIndexes(SERVICE_SOURCE_INDEXES)
   await db.collection<CounterDocument>(COLLECTIONS.counters).updateOne(
     { _id: SERVICE_COUNTER_ID }, { $setOnInsert: { seq: Long.ZERO } }, { upsert: true })
 }

@@ -96,6 +96,7 @@ export class MongoServices implements ServiceStore {
     const deleted = await connection.services.findOneAndDelete({ _id: { $eq: id } }, { session })
     if (deleted === null) return false
     await connection.probes.deleteMany({ serviceId: { $eq: id } }, { session })
+    await connection.serviceSources.deleteMany({ serviceId: { $eq: id } }, { session })
     const seq = await connection.reserve(session, 1)
     await connection.tombstones.replaceOne({ _id: id }, { seq: toLong(seq, 'seq'), deletedAt: new Date() }, { session, upsert: true })
     return true

@@ -73,7 +73,8 @@ export class SqliteProbes implements ProbeStore {
   async dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]> {
     // NULL (never probed, or asked for) sorts first in SQLite's ascending order.
     const rows = this.#connection.statement(`SELECT id, endpoint, method, network, payment_address, price_atomic FROM services
-      WHERE (next_probe_at IS NULL OR next_probe_at <= ?) ${includeSeeded ? '' : 'AND owner_id IS NOT NULL'}
+      WHERE (next_probe_at IS NULL OR next_probe_at <= ?)
+      ${includeSeeded ? '' : 'AND (owner_id IS NOT NULL OR EXISTS (SELECT 1 FROM service_sources WHERE service_id = services.id))'}
       ORDER BY next_probe_at, id LIMIT ?`).all(now, limit) as Array<{ id: string, endpoint: string, method: string, network: string, payment_address: string, price_atomic: number }>
     return rows.map((row) => ({
       id: row.id,

@@ -11,7 +11,7 @@ import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
 
 /** The layout this build creates and reads; raised whenever a table or index changes. */
-export const STORE_LAYOUT = 1
+export const STORE_LAYOUT = 2
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
 export const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
@@ -133,6 +133,23 @@ CREATE TABLE probes (
   accepts TEXT
 ) STRICT;
 CREATE INDEX probes_service ON probes(service_id, id);
+-- Sources (src/store/sqlite/sources.ts): the lists the catalog mirrors, and which listings each lists.
+CREATE TABLE sources (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  url TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  last_sync TEXT,
+  last_complete_at TEXT,
+  UNIQUE (kind, url)
+) STRICT;
+CREATE TABLE service_sources (
+  source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  service_id TEXT NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  first_seen_at TEXT NOT NULL,
+  PRIMARY KEY (source_id, service_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX service_sources_service ON service_sources(service_id, source_id);
 CREATE TABLE leases (
   name TEXT PRIMARY KEY,
   holder TEXT NOT NULL,

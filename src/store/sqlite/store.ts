@@ -4,7 +4,7 @@
  * reached the disk, not just the OS cache.
  *
  * One section of the port per file, as the port is laid out (src/store/catalog-store.ts):
- * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, each
+ * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts, each
  * on the connection they share (connection.ts). This class opens the file; SectionedStore
  * (src/store/sectioned-store.ts) hands each method to its section.
  */
@@ -23,6 +23,7 @@ import { SqlitePayments } from './payments.js'
 import { SqliteProbes } from './probes.js'
 import { checkLayout, setUpLayout, StoreLayoutError } from './schema.js'
 import { SqliteServices } from './services.js'
+import { SqliteSources } from './sources.js'
 
 export const STORE_FILE = 'catalog.sqlite'
 
@@ -75,7 +76,8 @@ export class SqliteCatalogStore extends SectionedStore {
       apiKeys: new SqliteApiKeys(connection),
       probes: new SqliteProbes(connection),
       leases: new SqliteLeases(connection),
-      payments: new SqlitePayments(connection)
+      payments: new SqlitePayments(connection),
+      sources: new SqliteSources(connection)
     })
     this.#connection = connection
     this.#listThread = listThread
