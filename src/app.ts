@@ -26,6 +26,7 @@ import categoriesRoutes from './routes/categories.js'
 import discoveryRoutes from './routes/discovery.js'
 import exportRoutes from './routes/export.js'
 import changesRoutes from './routes/changes.js'
+import sourcesRoutes from './routes/sources.js'
 import snapshotsPlugin from './plugins/snapshots.js'
 import healthRoutes from './routes/health.js'
 import mcpRoutes from './routes/mcp.js'
@@ -139,6 +140,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(searchRoutes)
   await app.register(exportRoutes)
   await app.register(changesRoutes)
+  await app.register(sourcesRoutes)
   await app.register(discoveryRoutes)
   await app.register(mcpRoutes)
   await app.register(pageRoutes)

@@ -1,6 +1,7 @@
 /**
- * Operator CLI for the catalog's contents (npm run catalog -- import FILE): a bulk import
- * under the API's rules, one transaction per batch. Its help says how to call it.
+ * Operator CLI for the catalog's contents: `import FILE`, a bulk import under the API's rules,
+ * one transaction per batch; `sources …`, the lists the catalog mirrors (src/cli/sources.ts).
+ * Its help says how to call it.
  */
 import { loadConfig } from '../config.js'
 import { openCatalogStore } from '../adapters.js'
@@ -9,25 +10,37 @@ import { registerNetworks } from '../domain/networks.js'
 import { UsageError } from '../errors.js'
 import { DEFAULT_IMPORT_BATCH, importServices, readItems } from '../application/import-file.js'
 import { runCli } from './run.js'
+import { runSources, SOURCES_HELP } from './sources.js'
 
 /** Rejected lines listed one by one; beyond this only their count. */
 const LISTED_REJECTIONS = 100
 
 runCli({
-  usage: 'usage: npm run catalog -- import FILE [--batch-size N] [--owner KEY_ID]',
+  usage: 'usage: npm run catalog -- import FILE [--batch-size N] [--owner KEY_ID] | sources add|list|sync|remove … [--kind K] [--json]',
   help: `  import FILE          register every service of FILE (a JSON array or NDJSON of
                        POST /api/services bodies) under the API's rules
   --batch-size N       services per transaction (1–10000, default ${DEFAULT_IMPORT_BATCH})
   --owner KEY_ID       record the services as registered by this API key's owner
+${SOURCES_HELP}
   help, --help, -h     this text
 
 Exit code 0 when every line was accepted, 3 when some were rejected (each is listed with
 its reason), 1 on a failure, 2 on bad usage. The indexer then makes the new services
 searchable (npm run indexer -- status shows the lag).`,
   positionals: true,
-  options: { 'batch-size': { type: 'string' }, owner: { type: 'string' } },
+  options: { 'batch-size': { type: 'string' }, owner: { type: 'string' }, kind: { type: 'string' }, json: { type: 'boolean' } },
   main: async ({ positionals, values }) => {
     const [command, file, ...rest] = positionals
+    if (command === 'sources') {
+      const config = loadConfig()
+      registerNetworks(chainNetworks(config.chains))
+      const store = await openCatalogStore(config)
+      try {
+        return await runSources(store, config, { args: positionals.slice(1), kind: typeof values.kind === 'string' ? values.kind : undefined, json: values.json === true })
+      } finally {
+        await store.close()
+      }
+    }
     if (command !== 'import') throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${command}"`)
     if (file === undefined) throw new UsageError('import needs the FILE to read')
     if (rest.length > 0) throw new UsageError(`unknown argument "${rest[0] as string}"`)

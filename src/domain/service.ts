@@ -12,6 +12,7 @@ import type { ServiceUsage } from './payment.js'
 import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
+import type { Provenance } from './sources.js'
 import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
 import type { PrefillInfo } from './listing-text.js'
 
@@ -52,12 +53,19 @@ const RetiredSchema = Type.Union([
   Type.Null()
 ], { description: 'Why the listing was retired (its origin\'s document no longer lists it) and when; null for a listing that was not' })
 
-/** One service as GET /api/services/:id shows it: the list view plus how to call it and why it was retired (lists stay small). */
-export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema, retired: RetiredSchema })], { additionalProperties: false })
+const ProvenanceSchema = Type.Array(Type.Object({
+  id: Type.String({ description: 'The source (GET /api/sources)' }),
+  url: Type.String(),
+  firstSeenAt: IsoDate,
+  lastSeenAt: IsoDate
+}, { additionalProperties: false }), { description: 'The sources that list this listing (docs/sources.md), oldest first; empty for a listing no source lists. A source\'s word never sets status: only the catalog\'s probes do' })
+
+/** One service as GET /api/services/:id shows it: the list view plus how to call it, why it was retired and where it comes from (lists stay small). */
+export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema, retired: RetiredSchema, sources: ProvenanceSchema })], { additionalProperties: false })
 export type ServiceDetail = Static<typeof ServiceDetailSchema>
 
-export function toServiceDetail (record: ServiceRecord): ServiceDetail {
-  return { ...toService(record), callSchema: toCallSchemaView(record), retired: record.prefill?.removed ?? null }
+export function toServiceDetail (record: ServiceRecord, sources: Provenance[]): ServiceDetail {
+  return { ...toService(record), callSchema: toCallSchemaView(record), retired: record.prefill?.removed ?? null, sources }
 }
 
 const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Number({ minimum: 0, description })

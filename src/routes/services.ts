@@ -10,6 +10,7 @@ import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage, type PayToPair } from '../application/usage.js'
+import { listingProvenance } from '../application/sync-source.js'
 import { ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
 import { NoBody, PageQuerySchema } from './schemas/common.js'
@@ -48,8 +49,13 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const transfer = await app.store.getTransfer(id)
       if (transfer !== null && transfer.fromOwnerId === request.ownerId) throw new ForbiddenError(`service ${id} moved to another key on ${transfer.at}: ${transfer.reason}`)
     }
-    // Seeded services have no owner: saying "another key" would send people hunting for it.
-    if (record.ownerId === null) throw new ForbiddenError(`service ${id} was loaded from the seed (CATALOG_SEED) and has no owner: no API key can change it`)
+    // Seeded and synced services have no owner: saying "another key" would send people hunting for it.
+    if (record.ownerId === null) {
+      const sources = await listingProvenance(app.store, record.id)
+      throw new ForbiddenError(sources.length > 0
+        ? `service ${id} is listed by ${sources.map((source) => source.url).join(', ')} and has no owner: prove control of its origin (POST /api/claims) to own it`
+        : `service ${id} was loaded from the seed (CATALOG_SEED) and has no owner: no API key can change it`)
+    }
     if (record.ownerId !== request.ownerId) throw new ForbiddenError(`service ${id} belongs to another API key`)
     request.ownedService = record
   }
@@ -93,7 +99,10 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: ServiceIdParams,
       response: { 200: ServiceDetailSchema, 404: ErrorSchema }
     }
-  }, async (request) => toServiceDetail(await findService(request.params.id)))
+  }, async (request) => {
+    const record = await findService(request.params.id)
+    return toServiceDetail(record, await listingProvenance(app.store, record.id))
+  })
 
   // Not cached (nor are probes): a probe moves uptime and lastChecked without a change-feed event.
   app.get('/api/services/:id/status', {

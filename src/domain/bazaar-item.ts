@@ -1,0 +1,115 @@
+/**
+ * A Bazaar discovery item (one entry of a facilitator's `GET /discovery/resources`, x402 v1 or
+ * v2) read as a listing, the way registration from the endpoint reads a 402 answer
+ * (src/domain/prefill.ts): the first `exact` USDC payment on a network the catalog knows gives
+ * price, network and payTo; `serviceName` (else a catalog export's `metadata.name`),
+ * `description` and `tags` give the text (a v1 item has no name: it is derived as registration
+ * does); the method is the one the item's call schema
+ * declares, else GET. Upstream text is cleaned rather than refused: control and bidi-override
+ * characters become spaces, unpaired surrogates U+FFFD, over-long text is cut. An item is refused
+ * alone, with its reason, when it names no HTTP resource, asks no fixed USDC price, or is over
+ * MAX_ITEM_BYTES. Nothing an item says about its own status or usage (`quality`, the rest of `metadata`) is read.
+ */
+import { ValidationError } from '../errors.js'
+import { HTTP_METHODS, type HttpMethod } from './http-method.js'
+import { MAX_DESCRIPTION_LENGTH, type AnswerText } from './listing-text.js'
+import { chooseRequirement, listingText } from './prefill.js'
+import type { PaymentRequirement } from './probe.js'
+import { normalizeEndpoint, type RegistrationBody } from './registration.js'
+
+/** An item's JSON above this is refused (real items are 1–5 KB; a call schema may add some). */
+export const MAX_ITEM_BYTES = 64 * 1024
+/** Characters of an item's resource kept to name it in a report. */
+const ITEM_NAME_LENGTH = 200
+
+export type ItemRead =
+  | { ok: true, body: RegistrationBody & { method: HttpMethod, category: '' } }
+  | { ok: false, item: string, reason: string }
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
+
+/** Upstream text made storable: the characters registration refuses replaced, not the item refused. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const REFUSED_IN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g
+// eslint-disable-next-line no-control-regex -- likewise, with tab and newline (one-line fields)
+const REFUSED_IN_LINE = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g
+
+export function cleanText (value: string, multiline: boolean): string {
+  return value.replace(/\p{Cs}/gu, '\uFFFD').replace(multiline ? REFUSED_IN_TEXT : REFUSED_IN_LINE, ' ')
+}
+
+function cut (value: string | undefined, max: number, multiline: boolean): string | undefined {
+  if (value === undefined) return undefined
+  return [...cleanText(value, multiline)].slice(0, max).join('')
+}
+
+/** The payment entries of an item as the prober normalises a 402 answer's (v1 maxAmountRequired is v2 amount); malformed entries are skipped. */
+function requirementsOf (accepts: unknown): Array<{ requirement: PaymentRequirement, raw: Json }> {
+  if (!Array.isArray(accepts)) return []
+  return accepts.flatMap((raw) => {
+    if (!isObject(raw)) return []
+    const [scheme, network, asset, payTo] = [raw.scheme, raw.network, raw.asset, raw.payTo].map(text)
+    const amount = text(raw.amount) ?? text(raw.maxAmountRequired) ?? ''
+    if (scheme === undefined || network === undefined || asset === undefined || payTo === undefined) return []
+    return [{ requirement: { scheme, network, amount, asset, payTo, maxTimeoutSeconds: typeof raw.maxTimeoutSeconds === 'number' ? raw.maxTimeoutSeconds : 60 }, raw }]
+  })
+}
+
+/** The HTTP method an item's call schema declares (v2: extensions.bazaar.info.input; v1: the entry's outputSchema.input). */
+function methodOf (item: Json, entry: Json | undefined): HttpMethod {
+  const v2 = isObject(item.extensions) && isObject(item.extensions.bazaar) && isObject(item.extensions.bazaar.info) && isObject(item.extensions.bazaar.info.input) ? item.extensions.bazaar.info.input.method : undefined
+  const v1 = entry !== undefined && isObject(entry.outputSchema) && isObject(entry.outputSchema.input) ? entry.outputSchema.input.method : undefined
+  const method = text(v2 ?? v1)?.toUpperCase()
+  return (HTTP_METHODS as readonly string[]).includes(method ?? '') ? method as HttpMethod : 'GET'
+}
+
+/** Reads one item; `position` (1-based) names it in a report when it has no resource. */
+export function readBazaarItem (item: unknown, position: number): ItemRead {
+  const size = Buffer.byteLength(JSON.stringify(item) ?? '')
+  const name = isObject(item) && typeof item.resource === 'string' ? [...cleanText(item.resource, false)].slice(0, ITEM_NAME_LENGTH).join('') : `item ${position}`
+  if (size > MAX_ITEM_BYTES) return { ok: false, item: name, reason: `the item is ${Math.ceil(size / 1024)} KiB, over ${MAX_ITEM_BYTES / 1024} KiB` }
+  if (!isObject(item)) return { ok: false, item: name, reason: 'not an object' }
+  if (item.type !== undefined && item.type !== 'http') return { ok: false, item: name, reason: `type ${JSON.stringify(item.type)} is not an HTTP resource` }
+  if (typeof item.resource !== 'string') return { ok: false, item: name, reason: 'no resource URL' }
+  try {
+    const endpoint = normalizeEndpoint(item.resource)
+    const entries = requirementsOf(item.accepts)
+    if (entries.length === 0) return { ok: false, item: name, reason: 'accepts lists no payment entry' }
+    const priced = entries.filter(({ requirement }) => requirement.scheme === 'exact' && /^\d{1,18}$/.test(requirement.amount) && !/^0+$/.test(requirement.amount))
+    if (priced.length === 0) {
+      const schemes = [...new Set(entries.map(({ requirement }) => requirement.scheme))].join(', ')
+      return { ok: false, item: name, reason: `no fixed price: no exact payment with a positive amount (schemes: ${schemes}; amounts: ${entries.map(({ requirement }) => JSON.stringify(requirement.amount)).join(', ')})` }
+    }
+    const chosen = chooseRequirement(priced.map(({ requirement }) => requirement), undefined)
+    const entry = priced.find(({ requirement }) => requirement === chosen.requirement)?.raw
+    const method = methodOf(item, entry)
+    const answer: AnswerText = {}
+    const description = cut(text(item.description) ?? text(entry?.description), MAX_DESCRIPTION_LENGTH, true)
+    if (description !== undefined) answer.description = description
+    // A catalog's export keeps a name the Bazaar's serviceName rules refuse (non-ASCII, long) in metadata.name.
+    const metadataName = isObject(item.metadata) ? text(item.metadata.name) : undefined
+    const serviceName = cut(text(item.serviceName) ?? metadataName, 255, false)
+    if (serviceName !== undefined) answer.serviceName = serviceName
+    if (Array.isArray(item.tags)) answer.tags = item.tags.flatMap((tag) => typeof tag === 'string' ? [cleanText(tag, false)] : [])
+    const listed = listingText(answer, endpoint, method)
+    return {
+      ok: true,
+      body: {
+        endpoint,
+        method,
+        name: listed.name,
+        description: listed.description,
+        tags: listed.tags,
+        category: '',
+        pricing: { currency: chosen.currency, pricePerRequest: chosen.price },
+        x402Config: { paymentAddress: chosen.requirement.payTo, network: chosen.requirement.network }
+      }
+    }
+  } catch (err) {
+    if (err instanceof ValidationError) return { ok: false, item: name, reason: err.message.replace(/the endpoint's 402 answer/g, 'the item') }
+    throw err
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Bazaar sources against a facilitator-shaped loopback server (GET /discovery/resources with
+ * limit/offset paging, x402 v1 and v2 items as real lists hold them, injected faults): what a
+ * pass lists, refuses, keeps, retires, and that an unchanged pass writes nothing.
+ */
+import { test, type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { removeSource, syncSource } from '../../src/application/sync-source.js'
+import { newSourceId, type SourceRecord } from '../../src/domain/sources.js'
+import { API_KEY, build, register, validBody } from '../helper.js'
+import { startHttpServer } from '../support/x402-servers.js'
+
+const PAY_TO = '0x3333333333333333333333333333333333333333'
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+
+function v2Item (path: string, fields: Record<string, unknown> = {}, amount = '1000'): Record<string, unknown> {
+  return {
+    resource: `https://api.example.com${path}`,
+    type: 'http',
+    x402Version: 2,
+    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount, asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } }],
+    lastUpdated: '2026-11-01T00:00:00.000Z',
+    quality: { l30DaysTotalCalls: 99999 },
+    ...fields
+  }
+}
+
+function v1Item (path: string, description: string, method = 'POST', network = 'base'): Record<string, unknown> {
+  return {
+    resource: `https://v1.example.com${path}`,
+    type: 'http',
+    x402Version: 1,
+    accepts: [{ scheme: 'exact', network, maxAmountRequired: '2000', asset: BASE_USDC, payTo: PAY_TO, resource: `https://v1.example.com${path}`, description, mimeType: '', maxTimeoutSeconds: 60, outputSchema: { input: { type: 'http', method } } }],
+    lastUpdated: '2026-11-01T00:00:00.000Z'
+  }
+}
+
+/** A facilitator's discovery list: pages of `items`, with `fault` deciding how a page answers. */
+async function facilitator (t: Test, items: () => unknown[], fault: (offset: number) => 'ok' | 'error' | 'garbage' = () => 'ok') {
+  const server = await startHttpServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname !== '/discovery/resources') { res.writeHead(404).end(); return }
+    const limit = Number(url.searchParams.get('limit') ?? 20)
+    const offset = Number(url.searchParams.get('offset') ?? 0)
+    const how = fault(offset)
+    if (how === 'error') { res.writeHead(503).end('busy'); return }
+    if (how === 'garbage') { res.writeHead(200, { 'content-type': 'application/json' }).end('<html>'); return }
+    const all = items()
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ x402Version: 2, items: all.slice(offset, offset + limit), pagination: { limit, offset, total: all.length } }))
+  })
+  t.teardown(server.close)
+  return server
+}
+
+async function addSource (app: FastifyInstance, url: string): Promise<SourceRecord> {
+  const source: SourceRecord = { id: newSourceId(), kind: 'bazaar', url, createdAt: new Date().toISOString(), lastSync: null, lastCompleteAt: null }
+  await app.store.insertSource(source)
+  return source
+}
+
+async function sync (app: FastifyInstance, source: SourceRecord) {
+  return await syncSource({ store: app.store, readJson: async (url, maxBytes) => await app.prober.fetchOriginDocument(url, maxBytes), inferCategory: app.inferCategory }, source)
+}
+
+async function detail (app: FastifyInstance, id: string) {
+  return (await app.inject(`/api/services/${id}`)).json()
+}
+
+test('a pass lists what real lists hold, refuses what cannot be listed with its reason, and keeps upstream usage out', async (t) => {
+  const items: unknown[] = [
+    v2Item('/weather', { description: 'Hourly weather forecasts for any city', serviceName: 'Tenki', tags: ['weather', 'forecast'] }),
+    v1Item('/translate', 'Translate text between 100 languages'),
+    v2Item('/bell', { description: 'Rings\u0007 a bell\u202e twice' }),
+    v2Item('/empty', { description: '' }),
+    v2Item('/jp', { description: '全国の天気予報', metadata: { name: 'てんき予報', trustScore: 100, status: 'verified' } }),
+    v2Item('/dynamic', { description: 'Pay what the model used' }, ''),
+    v2Item('/free', { description: 'Costs nothing' }, '0'),
+    v2Item('/upto', { accepts: [{ scheme: 'upto', network: 'eip155:8453', amount: '5000', asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60 }] }),
+    v2Item('/nopay', { accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: '', maxTimeoutSeconds: 60 }] }),
+    v2Item('/huge', { description: 'x'.repeat(70 * 1024) }),
+    { type: 'mcp', resource: 'mcp://tools.example.com' },
+    'not an item',
+    v2Item('/weather', { description: 'listed twice by the source' })
+  ]
+  for (let i = 0; i < 130; i++) items.push(v2Item(`/agents/${i}`, { description: `Agent ${i}: answers questions about travel` }))
+  const upstream = await facilitator(t, () => items)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const source = await addSource(app, upstream.origin)
+
+  const report = await sync(app, source)
+  t.match(report, { complete: true, seen: items.length, added: 135, updated: 0, unchanged: 0, retired: 0, refusedCount: 7, error: null })
+  const reasons = Object.fromEntries(report.refused.map(({ item, reason }) => [item, reason]))
+  t.match(reasons['https://api.example.com/dynamic'], /no fixed price/)
+  t.match(reasons['https://api.example.com/free'], /no fixed price/)
+  t.match(reasons['https://api.example.com/upto'], /no fixed price.*schemes: upto/)
+  t.match(reasons['https://api.example.com/nopay'], /paymentAddress/)
+  t.match(reasons['https://api.example.com/huge'], /over 64 KiB/)
+  t.match(reasons['mcp://tools.example.com'], /not an HTTP resource/)
+  t.match(reasons['item 12'], /not an object/)
+  t.equal(await app.store.countServices(), 135, 'the rest of each page was kept')
+
+  const listed = async (path: string) => {
+    const found = await app.store.findServiceByResource(`https://${path}`, path.includes('translate') ? 'POST' : 'GET')
+    t.ok(found, path)
+    return await detail(app, found?.id as string)
+  }
+  const weather = await listed('api.example.com/weather')
+  t.match(weather, { name: 'Tenki', description: 'Hourly weather forecasts for any city', tags: ['weather', 'forecast'], category: 'weather', pricing: { pricePerRequest: '0.001' }, x402Config: { paymentAddress: PAY_TO, network: 'eip155:8453' }, status: 'unverified', claimed: false })
+  t.match(weather.sources, [{ id: source.id, url: upstream.origin, firstSeenAt: report.startedAt, lastSeenAt: report.startedAt }])
+  t.equal(weather.sources.length, 1)
+  const status = (await app.inject(`/api/services/${weather.id as string}/status`)).json()
+  t.match(status, { status: 'unverified', uptimeScore: null, lastChecked: null, txCount: 0 }, 'the upstream\'s usage and word are not ours')
+  t.match(await listed('v1.example.com/translate'), { name: 'Translate text between 100 languages', method: 'POST', pricing: { pricePerRequest: '0.002' }, x402Config: { network: 'eip155:8453' } }, 'a v1 item: name derived, method from its schema')
+  t.equal((await listed('api.example.com/bell')).description, 'Rings  a bell  twice', 'control and bidi characters cleaned')
+  t.match(await listed('api.example.com/jp'), { name: 'てんき予報', status: 'unverified', trustScore: weather.trustScore }, 'a catalog export\'s metadata.name; its status and trust are not ours')
+  t.equal((await listed('api.example.com/empty')).description, 'GET https://api.example.com/empty', 'an empty description, as registration from the endpoint words it')
+})
+
+test('an unchanged pass writes nothing; changes upstream update unowned listings; what the source drops is retired only after a complete pass', async (t) => {
+  let items: unknown[] = [v2Item('/a', { description: 'Stock quotes' }), v2Item('/b', { description: 'Weather now' }), v2Item('/c', { description: 'Flight prices' })]
+  let failAt = -1
+  const upstream = await facilitator(t, () => items, (offset) => offset === failAt ? 'error' : 'ok')
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const source = await addSource(app, upstream.origin)
+  t.equal((await sync(app, source)).added, 3)
+  const ids = Object.fromEntries(await Promise.all(['a', 'b', 'c'].map(async (name) => [name, (await app.store.findServiceByResource(`https://api.example.com/${name}`, 'GET'))?.id as string])))
+
+  const seq = await app.store.latestSeq()
+  t.match(await sync(app, source), { complete: true, added: 0, updated: 0, unchanged: 3, retired: 0 })
+  t.equal(await app.store.latestSeq(), seq, 'no change in the feed')
+
+  items = [v2Item('/a', { description: 'Stock quotes, delayed 15 minutes' }), v2Item('/b', { description: 'Weather now' })]
+  failAt = 0
+  const failed = await sync(app, source)
+  t.match(failed, { complete: false, retired: 0, error: new RegExp(`^${upstream.origin}: the page at offset 0 failed: answered 503`) })
+  t.equal((await detail(app, ids.c)).status, 'unverified', 'an incomplete pass retires nothing')
+
+  failAt = -1
+  t.match(await sync(app, source), { complete: true, updated: 1, unchanged: 1, retired: 1 })
+  t.equal((await detail(app, ids.a)).description, 'Stock quotes, delayed 15 minutes')
+  const dropped = await detail(app, ids.c)
+  t.match(dropped, { status: 'inactive', retired: { reason: `no longer listed by ${upstream.origin}` }, sources: [] }, 'kept, inactive, with the reason')
+
+  items.push(v2Item('/c', { description: 'Flight prices' }))
+  t.match(await sync(app, source), { updated: 1 })
+  t.match(await detail(app, ids.c), { status: 'unverified', retired: null, sources: [{ id: source.id }] }, 'listed again: back, until a probe decides')
+})
+
+test('a listing a key registered keeps its fields; two sources make one listing; removing the last source retires it', async (t) => {
+  const shared = v2Item('/shared', { description: 'Listed by both' })
+  const owned = validBody({ endpoint: 'https://api.example.com/owned', name: 'Owner Named', description: 'The owner wrote this' })
+  const first = await facilitator(t, () => [shared, v2Item('/owned', { description: 'The source says otherwise' })])
+  const second = await facilitator(t, () => [shared])
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const registered = (await register(app, owned)).json()
+  const one = await addSource(app, first.origin)
+  const two = await addSource(app, second.origin)
+
+  t.match(await sync(app, one), { added: 1, unchanged: 1 })
+  t.match(await sync(app, two), { added: 0, unchanged: 1 })
+  const mine = await detail(app, registered.id)
+  t.match(mine, { name: 'Owner Named', description: 'The owner wrote this', sources: [{ id: one.id }] }, 'the owner\'s fields; the source only in its provenance')
+  const sharedId = (await app.store.findServiceByResource('https://api.example.com/shared', 'GET'))?.id as string
+  t.same((await detail(app, sharedId)).sources.map((s: { id: string }) => s.id).sort(), [one.id, two.id].sort(), 'one listing, both sources')
+
+  // Oldest first; two sources added within one millisecond are in id order.
+  const sources = (await app.inject('/api/sources')).json() as Array<{ id: string }>
+  t.match(sources.find((s) => s.id === one.id), { kind: 'bazaar', url: first.origin, listings: 2, lastSync: { complete: true, added: 1, unchanged: 1 }, lastCompleteAt: String })
+  t.match(sources.find((s) => s.id === two.id), { url: second.origin, listings: 1 })
+  t.equal(sources.length, 2)
+
+  const patch = await app.inject({ method: 'PATCH', url: `/api/services/${sharedId}`, headers: { authorization: `Bearer ${API_KEY}` }, payload: { description: 'mine now' } })
+  t.equal(patch.statusCode, 403)
+  t.match(patch.json().message, /is listed by http:\/\/127\.0\.0\.1:\d+, http:\/\/127\.0\.0\.1:\d+ and has no owner: prove control of its origin/)
+
+  t.same(await removeSource(app.store, two), { lost: 1, retired: 0 }, 'still listed by the first source')
+  t.match(await detail(app, sharedId), { status: 'unverified', sources: [{ id: one.id }] })
+  t.same(await removeSource(app.store, one), { lost: 2, retired: 1 }, 'the registered listing is never retired by a source')
+  t.match(await detail(app, sharedId), { status: 'inactive', retired: { reason: `no longer listed by ${first.origin}` }, sources: [] })
+  t.match(await detail(app, registered.id), { status: 'unverified', retired: null, sources: [] })
+  t.same((await app.inject('/api/sources')).json(), [])
+  t.equal(await removeSource(app.store, one), null)
+})
+
+test('a source on a loopback address is refused by the prober\'s guard, naming the source, and changes nothing', async (t) => {
+  const upstream = await facilitator(t, () => [v2Item('/a')])
+  const app = await build(t, { seed: 'none' })
+  const source = await addSource(app, upstream.origin)
+  const report = await sync(app, source)
+  t.match(report, { complete: false, seen: 0, added: 0, error: new RegExp(`^${upstream.origin}: the page at offset 0 failed: .*(private|loopback|blocked)`, 'i') })
+  t.equal(await app.store.countServices(), 0)
+  t.same((await app.store.getSource(source.id))?.lastSync, report, 'the failed pass is on record')
+})
