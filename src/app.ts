@@ -14,6 +14,7 @@ import catalogChangesPlugin from './plugins/catalog-changes.js'
 import chainNetworksPlugin from './plugins/chain-networks.js'
 import proberPlugin from './plugins/prober.js'
 import chainWatcherPlugin from './plugins/chain-watcher.js'
+import sourceSyncPlugin from './plugins/source-sync.js'
 import { chainNetworks } from './chain/config.js'
 import { registerNetworks } from './domain/networks.js'
 import categoryInferencePlugin from './plugins/category-inference.js'
@@ -127,6 +128,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
   await app.register(categoryInferencePlugin)
   await app.register(proberPlugin, { config })
   await app.register(chainWatcherPlugin, { config })
+  await app.register(sourceSyncPlugin, { config })
   await app.register(jobsPlugin, { answerWithinMs: config.answerWithinMs })
   await app.register(catalogChangesPlugin, { followMs: config.changeFollowMs })
   if (config.responseCacheBytes > 0) await app.register(responseCachePlugin, { maxBytes: config.responseCacheBytes })

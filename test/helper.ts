@@ -21,7 +21,7 @@ export function testConfig (dataDir: string, overrides: Partial<Config> = {}): C
   // Search and lists on the API thread unless a test asks for threads: a thread per app loads
   // its modules again (half a second under tap's loaders); test/search/embedded/engine.test.ts,
   // test/store/sqlite/lists.test.ts, the store contract and the server tests cover the threads.
-  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_SEARCH_THREADS: '0', CATALOG_LIST_THREAD: '0' }), ...overrides }
+  return { ...loadConfig({ DATA_DIR: dataDir, CATALOG_API_KEYS: API_KEY, LOG_LEVEL: 'silent', CATALOG_RATE_LIMIT: '0', CATALOG_PROBE_INTERVAL_S: '0', CATALOG_SEARCH_THREADS: '0', CATALOG_LIST_THREAD: '0', CATALOG_SOURCE_SYNC_INTERVAL_S: '0' }), ...overrides }
 }
 
 /** Builds the app on a fresh store (demo catalog unless seed is 'none'), closed with the test. */
