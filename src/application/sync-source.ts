@@ -65,9 +65,11 @@ export async function syncSource (deps: SyncDeps, source: SourceRecord): Promise
   const listed = new Set<string>()
   const identities = new Set<string>()
 
-  for (let offset = 0; ; offset += SOURCE_PAGE_SIZE) {
+  // The next offset is what the source sent so far: a source that sends more than a page, or
+  // ignores the offset, is read once over, not again and again.
+  for (let offset = 0; ;) {
     if (deps.signal?.aborted === true) { report.error = `${source.url}: stopped (the catalog is shutting down) after ${offset} items`; break }
-    if (offset >= MAX_SOURCE_ITEMS) { report.error = `${source.url}: lists more than ${MAX_SOURCE_ITEMS} items; the rest were not read`; break }
+    if (report.seen >= MAX_SOURCE_ITEMS) { report.error = `${source.url}: lists more than ${MAX_SOURCE_ITEMS} items; the rest were not read`; break }
     const url = `${source.url}/discovery/resources?limit=${SOURCE_PAGE_SIZE}&offset=${offset}`
     const read = await deps.readJson(url, MAX_PAGE_BYTES)
     const page = read.ok ? pageItems(read.document) : read.reason
@@ -96,7 +98,9 @@ export async function syncSource (deps: SyncDeps, source: SourceRecord): Promise
     for (const id of named) listed.add(id)
     await store.addProvenance(source.id, named, startedAt)
 
-    const end = page.items.length < SOURCE_PAGE_SIZE || (page.total !== null && offset + page.items.length >= page.total)
+    offset += page.items.length
+    // With a total, a source that caps its pages below the limit asked is still read to the end.
+    const end = page.items.length === 0 || (page.total !== null ? offset >= page.total : page.items.length < SOURCE_PAGE_SIZE)
     if (end) { report.complete = true; break }
   }
 

@@ -182,6 +182,30 @@ test('a listing a key registered keeps its fields; two sources make one listing;
   t.equal(await removeSource(app.store, one), null)
 })
 
+test('a source that caps its pages below the limit asked is read to its total', async (t) => {
+  const items = Array.from({ length: 120 }, (_, i) => v2Item(`/capped/${i}`, { description: `Item ${i}` }))
+  const upstream = await startHttpServer((req, res) => {
+    const offset = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('offset') ?? 0)
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ x402Version: 2, items: items.slice(offset, offset + 25), pagination: { limit: 25, offset, total: items.length } }))
+  })
+  t.teardown(upstream.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  t.match(await sync(app, await addSource(app, upstream.origin)), { complete: true, seen: 120, added: 120 })
+})
+
+test('a source that ignores limit and offset is read once over, not page after page', async (t) => {
+  const items = Array.from({ length: 250 }, (_, i) => v2Item(`/all/${i}`, { description: `Item ${i}` }))
+  let pages = 0
+  const upstream = await startHttpServer((_req, res) => {
+    pages++
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ x402Version: 2, items, pagination: { limit: 1000, offset: 0, total: items.length } }))
+  })
+  t.teardown(upstream.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  t.match(await sync(app, await addSource(app, upstream.origin)), { complete: true, seen: 250, added: 250 })
+  t.equal(pages, 1)
+})
+
 test('a source on a loopback address is refused by the prober\'s guard, naming the source, and changes nothing', async (t) => {
   const upstream = await facilitator(t, () => [v2Item('/a')])
   const app = await build(t, { seed: 'none' })
