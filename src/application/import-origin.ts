@@ -12,9 +12,10 @@ import { CatalogError, OriginDocumentError } from '../errors.js'
 import { canonicalOrigin } from '../domain/endpoint-url.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import {
-  MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, retiredFromDocument, type OriginDocument, type OriginResource
+  MAX_ORIGIN_DOCUMENT_BYTES, MAX_ORIGIN_RESOURCES, ORIGIN_DOCUMENT_PATH, readOriginDocument, reimported, removedFrom, type OriginDocument, type OriginResource
 } from '../domain/origin-document.js'
 import { OPENAPI_DOCUMENT_PATHS, readOpenApiDocument } from '../domain/openapi-document.js'
+import { retiredListing } from '../domain/lifecycle.js'
 import { probeTargetOf } from '../domain/probe.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
@@ -132,7 +133,7 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
     // OpenAPI document retires what the old one listed and the new one does not.
     const from = record.prefill?.importedFrom
     if (record.ownerId !== ownerId || from === undefined || !documents.has(from) || listed.has(record.id) || record.prefill?.removed !== undefined) continue
-    const retired: ServiceRecord = retiredFromDocument(record, document.slice(origin.length), now)
+    const retired: ServiceRecord = retiredListing(record, removedFrom(document.slice(origin.length)), now)
     if (!await app.store.updateService(retired)) continue
     inactive.push({ serviceId: record.id, endpoint: record.endpoint, method: record.method, reason: (retired.prefill?.removed as { reason: string }).reason })
   }

@@ -16,6 +16,7 @@
 import { buildServiceRecord } from '../domain/registration.js'
 import { readBazaarItem } from '../domain/bazaar-item.js'
 import { newServiceId } from '../domain/ids.js'
+import { retiredListing } from '../domain/lifecycle.js'
 import { inferenceText, PREFILLABLE_FIELDS, type CategoryInferrer } from '../domain/listing-text.js'
 import type { ServiceRecord } from '../domain/service.js'
 import { MAX_REPORTED_REFUSALS, noLongerListedBy, toProvenance, type Provenance, type SourceRecord, type SyncReport } from '../domain/sources.js'
@@ -124,15 +125,7 @@ export async function retireUnlisted (store: CatalogStore, ids: readonly string[
   let retired = 0
   for (const record of await store.getServices(ids.filter((id) => !left.has(id)))) {
     if (record.ownerId !== null || record.claimed || record.prefill?.removed !== undefined) continue
-    const at = new Date().toISOString()
-    const status = 'inactive'
-    const next: ServiceRecord = {
-      ...record,
-      status,
-      trustScore: computeTrustScore({ status, uptimeScore: record.uptimeScore, usage: record.usage }),
-      prefill: { fields: record.prefill?.fields ?? [], ...record.prefill, removed: { reason: noLongerListedBy(sourceUrl), at } },
-      updatedAt: at
-    }
+    const next = retiredListing(record, noLongerListedBy(sourceUrl), new Date().toISOString())
     if (await store.updateService(next)) retired++
   }
   return retired

@@ -121,3 +121,18 @@ export function usageChangesListing (before: Pick<ServiceRecord, 'trustScore' | 
   return update.trustScore !== before.trustScore || was === null || was.txCount30d !== now.txCount30d ||
     was.uniquePayers30d !== now.uniquePayers30d || was.lastPaymentAt !== now.lastPaymentAt || was.scope !== now.scope
 }
+
+/**
+ * A listing retired with `reason` (its origin's document or its last source no longer lists it):
+ * `inactive`, and kept so by probes, until it is listed again; kept, never deleted.
+ */
+export function retiredListing (record: ServiceRecord, reason: string, at: string): ServiceRecord {
+  const status = 'inactive'
+  return {
+    ...record,
+    status,
+    trustScore: computeTrustScore({ status, uptimeScore: record.uptimeScore, usage: record.usage }),
+    prefill: { fields: record.prefill?.fields ?? [], ...record.prefill, removed: { reason, at } },
+    updatedAt: at
+  }
+}

@@ -10,7 +10,6 @@
 import { canonicalEndpoint } from './endpoint-url.js'
 import { HTTP_METHODS, type HttpMethod } from './http-method.js'
 import type { ServiceRecord } from './service.js'
-import { computeTrustScore } from './trust.js'
 
 export const ORIGIN_DOCUMENT_PATH = '/.well-known/x402'
 export const MAX_ORIGIN_RESOURCES = 100
@@ -66,18 +65,6 @@ export function readOriginDocument (origin: string, document: unknown): OriginDo
   const bad = resources.findIndex((entry) => typeof entry !== 'string')
   if (bad !== -1) return { ok: false, reason: `resources.${bad} is ${describe(resources[bad])}, not a string` }
   return { ok: true, resources: (resources as string[]).map((entry) => resourceOf(origin, entry)) }
-}
-
-/** A listing its origin's document (at `path`) no longer lists: `inactive` (and kept so by probes) until a re-import lists it again. */
-export function retiredFromDocument (record: ServiceRecord, path: string, at: string): ServiceRecord {
-  const status = 'inactive'
-  return {
-    ...record,
-    status,
-    trustScore: computeTrustScore({ status, uptimeScore: record.uptimeScore, usage: record.usage }),
-    prefill: { fields: record.prefill?.fields ?? [], ...record.prefill, removed: { reason: removedFrom(path), at } },
-    updatedAt: at
-  }
 }
 
 /**
