@@ -12,10 +12,10 @@
  */
 import { ValidationError } from '../errors.js'
 import { HTTP_METHODS, type HttpMethod } from './http-method.js'
-import { MAX_DESCRIPTION_LENGTH, type AnswerText } from './listing-text.js'
+import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, type AnswerText } from './listing-text.js'
 import { chooseRequirement, listingText } from './prefill.js'
 import type { PaymentRequirement } from './probe.js'
-import { normalizeEndpoint, type RegistrationBody } from './registration.js'
+import { cleanText, normalizeEndpoint, type RegistrationBody } from './registration.js'
 
 /** An item's JSON above this is refused (real items are 1–5 KB; a call schema may add some). */
 export const MAX_ITEM_BYTES = 64 * 1024
@@ -30,16 +30,6 @@ type Json = Record<string, unknown>
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
-
-/** Upstream text made storable: the characters registration refuses replaced, not the item refused. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const REFUSED_IN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g
-// eslint-disable-next-line no-control-regex -- likewise, with tab and newline (one-line fields)
-const REFUSED_IN_LINE = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g
-
-export function cleanText (value: string, multiline: boolean): string {
-  return value.replace(/\p{Cs}/gu, '\uFFFD').replace(multiline ? REFUSED_IN_TEXT : REFUSED_IN_LINE, ' ')
-}
 
 function cut (value: string | undefined, max: number, multiline: boolean): string | undefined {
   if (value === undefined) return undefined
@@ -91,7 +81,7 @@ export function readBazaarItem (item: unknown, position: number): ItemRead {
     if (description !== undefined) answer.description = description
     // A catalog's export keeps a name the Bazaar's serviceName rules refuse (non-ASCII, long) in metadata.name.
     const metadataName = isObject(item.metadata) ? text(item.metadata.name) : undefined
-    const serviceName = cut(text(item.serviceName) ?? metadataName, 255, false)
+    const serviceName = cut(text(item.serviceName) ?? metadataName, MAX_NAME_LENGTH, false)
     if (serviceName !== undefined) answer.serviceName = serviceName
     if (Array.isArray(item.tags)) answer.tags = item.tags.flatMap((tag) => typeof tag === 'string' ? [cleanText(tag, false)] : [])
     const listed = listingText(answer, endpoint, method)

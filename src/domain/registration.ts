@@ -118,6 +118,20 @@ export function checkText (field: string, value: string, multiline: boolean): st
 // With the u flag a paired surrogate is one code point, so only unpaired halves match.
 const LONE_SURROGATE = /\p{Cs}/u
 
+// What checkText refuses, for cleanText to replace: the same character classes, every match.
+const REFUSED_IN_TEXT = new RegExp(`${CONTROL_CHARS.source}|${BIDI_CONTROLS.source}`, 'g')
+const REFUSED_IN_LINE = new RegExp(`${CONTROL_CHARS.source}|${BIDI_CONTROLS.source}|[\\n\\t]`, 'g')
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'gu')
+
+/**
+ * Text from an upstream list made to pass checkText's character rules instead of being refused:
+ * control characters (tab and newline too where not multiline) and bidi controls become spaces,
+ * unpaired surrogates U+FFFD.
+ */
+export function cleanText (value: string, multiline: boolean): string {
+  return value.replace(LONE_SURROGATES, '\uFFFD').replace(multiline ? REFUSED_IN_TEXT : REFUSED_IN_LINE, ' ')
+}
+
 function checkWellFormed (field: string, value: string): void {
   if (LONE_SURROGATE.test(value)) throw new ValidationError(field, 'must not contain unpaired UTF-16 surrogates (invalid Unicode)')
 }
