@@ -10,8 +10,6 @@
  * payments changed are recomputed after each step, and every watched payTo's hourly, so
  * 30-day windows roll even without new payments.
  */
-import { hostname } from 'node:os'
-import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { CatalogStore } from '../store/catalog-store.js'
 import type { ChainConfig } from './config.js'
@@ -19,6 +17,7 @@ import { EvmNetworkWatcher } from './evm-watcher.js'
 import { describeRpcError } from './rpc-errors.js'
 import { ViemChainRpc, type ChainRpc } from './rpc.js'
 import { refreshUsage } from '../application/usage.js'
+import { leaseHolder } from '../lib/lease-holder.js'
 
 export const LEASE_NAME = 'chain-watcher'
 const HOUR_MS = 3600 * 1000
@@ -76,7 +75,7 @@ export class ChainWatcher {
   #started = false
 
   constructor (options: WatcherOptions) {
-    this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+    this.holder = options.holder ?? leaseHolder()
     this.#options = { leaseTtlMs: 30_000, keepProcessAlive: false, maxBackoffMs: 60_000, ...options }
     const rpcFor = options.rpcFor ?? ((chain, signal) => new ViemChainRpc(chain.rpcUrl, { signal }))
     this.#loops = options.chains.map((chain) => ({

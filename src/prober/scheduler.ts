@@ -8,11 +8,10 @@
  * their jittered next-probe time), so a probe asked for in one process is run by
  * whichever process holds the lease.
  */
-import { hostname } from 'node:os'
-import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { CatalogStore, ProbeCandidate } from '../store/catalog-store.js'
 import type { ServiceMonitor } from './monitor.js'
+import { leaseHolder } from '../lib/lease-holder.js'
 
 export const LEASE_NAME = 'prober'
 
@@ -54,7 +53,7 @@ export class ProbeScheduler {
   readonly #settled = new Set<Promise<void>>()
 
   constructor (options: SchedulerOptions) {
-    this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+    this.holder = options.holder ?? leaseHolder()
     this.#options = { pollMs: 2_000, leaseTtlMs: 30_000, keepProcessAlive: false, ...options }
   }
 

@@ -4,11 +4,10 @@
  * processes share it. A source is due when its last pass started an interval ago or more (or it
  * never had one); the pass itself is src/application/sync-source.ts.
  */
-import { hostname } from 'node:os'
-import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { SourceRecord, SyncReport } from '../domain/sources.js'
 import type { CatalogStore } from '../store/catalog-store.js'
+import { leaseHolder } from '../lib/lease-holder.js'
 
 export const LEASE_NAME = 'source-sync'
 
@@ -26,7 +25,7 @@ export interface SourceSchedulerOptions {
 }
 
 export class SourceScheduler {
-  readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  readonly holder = leaseHolder()
   readonly #options: Required<SourceSchedulerOptions>
   readonly #abort = new AbortController()
   #timer: NodeJS.Timeout | undefined
