@@ -8,7 +8,8 @@ const PAGE_SIZE = 10
 // One search per settled query: typing schedules it, each keystroke within this pause replaces it.
 const DEBOUNCE_MS = 300
 const FILTER_FIELDS = ['category', 'chain', 'status']
-const STATE_KEYS = ['q', ...FILTER_FIELDS, 'maxPricePerRequest', 'sortBy', 'page', 'service']
+// testnet=include: test-network listings too (the API leaves them out unless asked).
+const STATE_KEYS = ['q', ...FILTER_FIELDS, 'maxPricePerRequest', 'testnet', 'sortBy', 'page', 'service']
 const PRICE = /^\d+(\.\d+)?$/
 
 const $ = (id) => document.getElementById(id)
@@ -19,6 +20,7 @@ const els = {
   sort: $('sort'),
   maxPrice: $('max-price'),
   maxPriceError: $('max-price-error'),
+  testnet: $('testnet'),
   clearFilters: $('clear-filters'),
   results: $('results'),
   summary: $('summary'),
@@ -131,6 +133,7 @@ function syncControls () {
   if (els.q.value !== (current.q ?? '')) els.q.value = current.q ?? ''
   els.sort.value = current.sortBy ?? ''
   if (document.activeElement !== els.maxPrice) els.maxPrice.value = current.maxPricePerRequest ?? ''
+  els.testnet.checked = current.testnet === 'include'
   showPriceError(false)
 }
 
@@ -185,16 +188,21 @@ els.maxPrice.addEventListener('input', () => {
   }, DEBOUNCE_MS)
 })
 
+els.testnet.addEventListener('change', () => {
+  navigate({ ...current, testnet: els.testnet.checked ? 'include' : undefined, page: 1 })
+})
+
 els.clearFilters.addEventListener('click', () => clearFilters())
 
 function clearFilters () {
   const next = { ...current, page: 1 }
-  for (const key of [...FILTER_FIELDS, 'maxPricePerRequest']) delete next[key]
+  for (const key of [...FILTER_FIELDS, 'maxPricePerRequest', 'testnet']) delete next[key]
   els.maxPrice.value = ''
+  els.testnet.checked = false
   navigate(next)
 }
 
-const hasFilters = () => [...FILTER_FIELDS, 'maxPricePerRequest'].some((key) => current[key] !== undefined)
+const hasFilters = () => [...FILTER_FIELDS, 'maxPricePerRequest', 'testnet'].some((key) => current[key] !== undefined)
 
 els.prev.addEventListener('click', () => goToPage(current.page - 1))
 els.next.addEventListener('click', () => goToPage(current.page + 1))
@@ -251,7 +259,7 @@ async function search () {
   inflight = controller
   // Without a query the catalog is listed (most trusted first) with its facets, to browse.
   const params = new URLSearchParams({ q: q ?? '', limit: String(PAGE_SIZE), offset: String((current.page - 1) * PAGE_SIZE), facets: 'category,network,status' })
-  for (const key of [...FILTER_FIELDS, 'maxPricePerRequest', 'sortBy']) if (current[key] !== undefined) params.set(key, current[key])
+  for (const key of [...FILTER_FIELDS, 'maxPricePerRequest', 'testnet', 'sortBy']) if (current[key] !== undefined) params.set(key, current[key])
   els.results.setAttribute('aria-busy', 'true')
   try {
     const res = await fetch(`/api/catalog/search?${params}`, { signal: controller.signal, headers: { accept: 'application/json' } })
@@ -329,6 +337,11 @@ function statusBadge (status) {
   return h('span', { class: `badge badge-${status}` }, t().statusNames[status] ?? status)
 }
 
+/** Said beside the status: a test-network listing takes no real payments. */
+function testnetBadge (service) {
+  return service.testnet === true ? h('span', { class: 'badge badge-testnet' }, t().testnetBadge) : null
+}
+
 function formatUptime (uptime) {
   return typeof uptime === 'number' ? `${uptime.toFixed(uptime >= 99.95 || uptime === Math.round(uptime) ? 0 : 1)}%` : t().notChecked
 }
@@ -349,7 +362,7 @@ function renderResult ({ service, matches, uptimeScore }) {
     h('article', {},
       h('div', { class: 'result-head' },
         h('h3', { class: 'result-name' }, link),
-        statusBadge(service.status)),
+        h('span', { class: 'badges' }, statusBadge(service.status), testnetBadge(service))),
       h('p', { class: 'result-description' }, highlighted(service.description, needles)),
       h('ul', { class: 'result-meta' },
         h('li', { class: 'price' }, h('strong', {}, `${service.pricing.pricePerRequest} ${service.pricing.currency}`), ` ${strings.perRequest}`),
@@ -501,7 +514,7 @@ function detailContent (service, status, payments = []) {
         service.pricing.freeQuota > 0 ? ` · ${strings.freeQuota(service.pricing.freeQuota)}` : ''),
       row(strings.endpoint, h('code', { class: 'break' }, service.endpoint)),
       row(strings.method, typeof service.method === 'string' ? service.method : 'GET'),
-      row(strings.networks, service.supportedChains.map(networkName).join(', ')),
+      row(strings.networks, service.supportedChains.map(networkName).join(', '), service.testnet === true ? [' ', testnetBadge(service)] : null),
       row(strings.payTo, h('code', { class: 'break' }, service.x402Config.paymentAddress)))
   ]
   if (status !== undefined) {

@@ -1,7 +1,10 @@
 /**
  * Builds the network table (`src/domain/networks.generated.json`) from the official
  * x402 packages, so network names, CAIP-2 ids and USDC assets are never hand-written.
- * Run `npm run networks:generate` after upgrading @x402/*; test/domain/networks.test.ts fails
+ * Whether a network is a test network comes from the packages' own sources: viem's chain
+ * definitions (`testnet`, what @x402/evm builds on) for EVM, @x402/svm's devnet and testnet
+ * ids for Solana; the x402 packages keep no such flag themselves.
+ * Run `npm run networks:generate` after upgrading @x402/* or viem; test/domain/networks.test.ts fails
  * when the committed table drifts from the installed packages.
  */
 import { writeFileSync } from 'node:fs'
@@ -9,7 +12,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_ASSETS as EVM_ASSETS } from '@x402/evm'
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1'
-import { DEFAULT_ASSETS as SVM_ASSETS, V1_TO_V2_NETWORK_MAP } from '@x402/svm'
+import { DEFAULT_ASSETS as SVM_ASSETS, SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, SOLANA_TESTNET_CAIP2, V1_TO_V2_NETWORK_MAP } from '@x402/svm'
+import * as viemChains from 'viem/chains'
 import { PROJECT_ROOT } from '../src/paths.js'
 
 export interface NetworkEntry {
@@ -18,6 +22,8 @@ export interface NetworkEntry {
   /** x402 v1 network name, when v1 had one. */
   v1Name: string | null
   family: 'evm' | 'svm'
+  /** A test network (base-sepolia, solana-devnet, …): its money is worthless, so its listings are no real paid APIs. */
+  testnet: boolean
   /** USDC token address on this network, when the x402 packages know it. */
   usdc: string | null
   /**
@@ -33,9 +39,33 @@ function usdcOf (assets: Record<string, readonly Asset[]>, id: string): string |
   return assets[id]?.find((a) => a.symbol === 'USDC')?.asset ?? null
 }
 
+/** viem's `testnet` flags per chain id: one per definition (viem defines some chains twice). */
+const viemTestnet = new Map<number, Set<boolean>>()
+for (const chain of Object.values(viemChains as Record<string, unknown>)) {
+  const { id, testnet } = chain as { id?: unknown, testnet?: unknown }
+  if (typeof id !== 'number') continue
+  const flags = viemTestnet.get(id) ?? new Set<boolean>()
+  viemTestnet.set(id, flags.add(testnet === true))
+}
+
+function evmTestnet (id: string): boolean {
+  const flags = [...viemTestnet.get(Number(id.slice('eip155:'.length))) ?? []]
+  // Never guessed from the name: a network viem lacks, or defines both ways, fails the build.
+  if (flags.length !== 1) throw new Error(`viem ${flags.length === 0 ? 'knows no chain' : 'disagrees about'} ${id}: cannot tell whether it is a test network`)
+  return flags[0] as boolean
+}
+
+const SVM_TESTNETS = new Map([[SOLANA_MAINNET_CAIP2, false], [SOLANA_DEVNET_CAIP2, true], [SOLANA_TESTNET_CAIP2, true]])
+
+function svmTestnet (id: string): boolean {
+  const testnet = SVM_TESTNETS.get(id)
+  if (testnet === undefined) throw new Error(`@x402/svm names no Solana cluster ${id}: cannot tell whether it is a test network`)
+  return testnet
+}
+
 function evmEntry (id: string, v1Name: string | null, assets: Record<string, readonly Asset[]>): NetworkEntry {
   const usdc = assets[id]?.find((a) => a.symbol === 'USDC')
-  const entry: NetworkEntry = { id, v1Name, family: 'evm', usdc: usdc?.asset ?? null }
+  const entry: NetworkEntry = { id, v1Name, family: 'evm', testnet: evmTestnet(id), usdc: usdc?.asset ?? null }
   if (usdc?.name !== undefined && usdc.version !== undefined) entry.usdcEip712 = { name: usdc.name, version: usdc.version }
   return entry
 }
@@ -52,10 +82,10 @@ export function buildNetworkTable (): NetworkEntry[] {
     if (!byId.has(id)) byId.set(id, evmEntry(id, null, evmAssets))
   }
   for (const [name, id] of Object.entries(V1_TO_V2_NETWORK_MAP as Record<string, string>)) {
-    byId.set(id, { id, v1Name: name, family: 'svm', usdc: usdcOf(svmAssets, id) })
+    byId.set(id, { id, v1Name: name, family: 'svm', testnet: svmTestnet(id), usdc: usdcOf(svmAssets, id) })
   }
   for (const id of Object.keys(svmAssets)) {
-    if (!byId.has(id)) byId.set(id, { id, v1Name: null, family: 'svm', usdc: usdcOf(svmAssets, id) })
+    if (!byId.has(id)) byId.set(id, { id, v1Name: null, family: 'svm', testnet: svmTestnet(id), usdc: usdcOf(svmAssets, id) })
   }
   return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id))
 }

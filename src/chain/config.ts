@@ -134,7 +134,7 @@ export function loadChains (path: string): ChainConfig[] {
 }
 
 /** The table entries of the watched networks the built-in table lacks (see registerNetworks). */
-export function chainNetworks (chains: readonly ChainConfig[]): Network[] {
+export function chainNetworks (chains: readonly ChainConfig[]): Array<Omit<Network, 'testnet'>> {
   return chains.filter((chain) => resolveNetwork(chain.network) === undefined)
     .map((chain) => ({ id: chain.network, v1Name: null, family: 'evm', usdc: chain.usdc, usdcEip712: chain.usdcEip712 }))
 }

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { sanitizeTags } from '@x402/extensions/bazaar'
-import { isExtensionKey, type CatalogFilter } from './catalog-query.js'
+import { isExtensionKey, testnetFilter, type CatalogFilter, type TestnetMode } from './catalog-query.js'
 import { requireCategory } from './categories.js'
 import { HttpMethodEnum } from './http-method.js'
 import { findCurrency, formatAtomic } from './money.js'
@@ -91,6 +91,7 @@ export interface BazaarFilterInput {
   type?: string
   scheme?: string
   extensions?: string
+  testnet?: TestnetMode
 }
 
 /**
@@ -105,6 +106,8 @@ export function toCatalogFilter (input: BazaarFilterInput): CatalogFilter | null
   if (input.network !== undefined) filter.chain = canonicalNetwork('network', input.network).id
   if (input.status !== undefined) filter.status = input.status
   if (input.payTo !== undefined) filter.payTo = input.payTo
+  const testnet = testnetFilter(input.testnet, filter.chain)
+  if (testnet !== undefined) filter.testnet = testnet
   if ((input.type !== undefined && input.type !== 'http') || (input.scheme !== undefined && input.scheme !== 'exact')) return null
   if (input.extensions !== undefined) {
     if (!isExtensionKey(input.extensions)) return null

@@ -3,6 +3,7 @@
  * pages. Domain types, so the domain (service-query.ts) depends on nothing above it;
  * adapters translate them into their engine's query language.
  */
+import { isTestNetwork } from './networks.js'
 import type { ServiceStatus } from './trust.js'
 
 /**
@@ -37,6 +38,26 @@ export interface ServiceFilter {
   payTo?: string
   /** Only services whose endpoint declares this x402 extension (src/domain/call-schema.ts declaredExtensions). */
   extension?: ExtensionKey
+  /** Only test-network listings (true) or only the others (false), as isTestListing (src/domain/networks.ts) reads supportedChains; absent: both. */
+  testnet?: boolean
+}
+
+/**
+ * How a list treats test-network listings (`testnet=`): `exclude` (the default) leaves them
+ * out, `include` lists them beside the others, `only` lists nothing else.
+ */
+export const TESTNET_MODES = ['exclude', 'include', 'only'] as const
+export type TestnetMode = typeof TESTNET_MODES[number]
+
+/**
+ * The filter's `testnet` for a list asked with `mode` (absent: exclude) on `chain`. Mirrored
+ * lists mix test networks with real ones, and a test listing takes no real money, so lists
+ * leave them out unless asked; a chain filter naming a test network asks for them.
+ */
+export function testnetFilter (mode: TestnetMode | undefined, chain: string | undefined): boolean | undefined {
+  if (mode === 'only') return true
+  if (mode === 'include' || (chain !== undefined && isTestNetwork(chain))) return undefined
+  return false
 }
 
 /**

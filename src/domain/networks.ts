@@ -8,6 +8,8 @@ export interface Network {
   id: string
   v1Name: string | null
   family: 'evm' | 'svm'
+  /** A test network (base-sepolia, solana-devnet, …; scripts/networks.ts says where the flag comes from). */
+  testnet: boolean
   usdc: string | null
   /** EVM: the USDC contract's EIP-712 domain (x402 `extra.name`/`extra.version`). */
   usdcEip712?: { name: string, version: string }
@@ -32,15 +34,37 @@ export function resolveNetwork (nameOrId: string): Network | undefined {
 }
 
 /**
+ * Whether the network (CAIP-2 id or v1 name) is a test network. One the catalog does not know
+ * is not: a network CATALOG_CHAINS adds (a local chain such as anvil's) is treated as real.
+ */
+export function isTestNetwork (nameOrId: string): boolean {
+  return resolveNetwork(nameOrId)?.testnet === true
+}
+
+/**
+ * Whether a listing is a test-network listing (`testnet: true`): every network it accepts
+ * payment on (its supportedChains) is a test network. One real network makes it a real paid API.
+ */
+export function isTestListing (chains: readonly string[]): boolean {
+  return chains.length > 0 && chains.every(isTestNetwork)
+}
+
+/** CAIP-2 ids of the test networks, for stores that filter on them in their own query language. */
+export const TEST_NETWORK_IDS: readonly string[] = known.filter((network) => network.testnet).map((network) => network.id)
+
+/**
  * Adds networks the built-in table lacks (a private or local chain named in CATALOG_CHAINS),
  * so services can register on them. Called once at start by each process that validates
- * registrations; an id already known is left as the table has it.
+ * registrations; an id already known is left as the table has it. An added network is never
+ * a test network: whether a listing is one is kept in stores and indexes (toServiceJson), so
+ * it must not hang on one process's configuration.
  */
-export function registerNetworks (networks: readonly Network[]): void {
+export function registerNetworks (networks: ReadonlyArray<Omit<Network, 'testnet'>>): void {
   for (const network of networks) {
     if (byAlias.has(network.id)) continue
-    known.push(network)
-    index(network)
+    const added = { ...network, testnet: false }
+    known.push(added)
+    index(added)
   }
 }
 

@@ -10,7 +10,7 @@ import { findCurrency, parseUpperBound } from './money.js'
 import { canonicalNetwork } from './registration.js'
 import { ServiceStatusEnum } from './service.js'
 import { StringEnum } from './string-enum.js'
-import { SORT_FIELDS, type Page, type ServiceFilter, type ServiceSort, type SortField } from './catalog-query.js'
+import { SORT_FIELDS, TESTNET_MODES, testnetFilter, type Page, type ServiceFilter, type ServiceSort, type SortField } from './catalog-query.js'
 
 export const MAX_PAGE_SIZE = 100
 export const DEFAULT_PAGE_SIZE = 20
@@ -34,6 +34,8 @@ export function priceBound (value: string): { ok: true, atomic: number } | { ok:
 export const PRICE_PATTERN = '^\\d+(\\.\\d+)?$'
 export const PRICE_WORDS = 'a decimal number such as 0.01'
 
+export const TestnetSchema = StringEnum(TESTNET_MODES, { description: 'Listings on test networks (testnet: true): exclude (the default, unless chain or network names a test network), include, or only them' })
+
 export const PageSizeSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, at most ${MAX_PAGE_SIZE}` })
 
 export const ListQueryProperties = {
@@ -42,6 +44,7 @@ export const ListQueryProperties = {
   chain: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Network: x402 name (base) or CAIP-2 id (eip155:8453)' })),
   network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Another name for chain, the name export, discovery and MCP use; with both, they must name the same network' })),
   status: Type.Optional(ServiceStatusEnum),
+  testnet: Type.Optional(TestnetSchema),
   maxPricePerRequest: Type.Optional(Type.String({ ...patterned(PRICE_PATTERN, PRICE_WORDS), maxLength: 40, description: 'Inclusive upper bound on pricing.pricePerRequest (USDC)' })),
   sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: createdAt (newest first); relevance when searching' })),
   sortOrder: Type.Optional(StringEnum(['asc', 'desc'], { description: 'Default: asc for price and name, desc for trustScore and createdAt' })),
@@ -74,6 +77,8 @@ export function toStoreQuery (query: ListQuery): StoreQuery {
     filter.chain = network
   }
   if (query.status !== undefined) filter.status = query.status
+  const testnet = testnetFilter(query.testnet, filter.chain)
+  if (testnet !== undefined) filter.testnet = testnet
   if (query.maxPricePerRequest !== undefined) {
     const bound = priceBound(query.maxPricePerRequest)
     if (!bound.ok) throw new ValidationError('maxPricePerRequest', bound.reason)

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { findCurrency, formatAtomic } from './money.js'
+import { isTestListing, TEST_NETWORK_IDS } from './networks.js'
 import { SERVICE_ID_PATTERN } from './ids.js'
 import type { PaymentRequirement, ProbeOutcome } from './probe.js'
 import { CallSchemaViewSchema, toCallSchemaView, type CallSchema } from './call-schema.js'
@@ -40,6 +41,7 @@ export const ServiceSchema = Type.Object({
   trustScore: Type.Integer({ minimum: 0, maximum: 100 }),
   status: ServiceStatusEnum,
   supportedChains: Type.Array(Type.String(), { description: 'CAIP-2 ids; the first is x402Config.network' }),
+  testnet: Type.Boolean({ description: 'true when every supported chain is a test network (base-sepolia, solana-devnet, …): no real money changes hands. Lists leave such listings out unless asked (testnet=include)' }),
   tags: Type.Array(Type.String(), { description: 'Keywords (at most 5): given, or the endpoint\'s Bazaar tags (resource.tags of its 402 answer)' }),
   claimed: Type.Boolean({ description: 'true when the owner proved control of the endpoint\'s origin (POST /api/claims); false: name and description are the registrant\'s, not confirmed by the provider' }),
   createdAt: IsoDate,
@@ -158,6 +160,7 @@ export function toService (record: ServiceRecord): Service {
     trustScore: record.trustScore,
     status: record.status,
     supportedChains: record.supportedChains,
+    testnet: isTestListing(record.supportedChains),
     tags: record.tags,
     claimed: record.claimed,
     createdAt: record.createdAt,
@@ -180,10 +183,10 @@ export function toServiceJson (record: ServiceRecord): ServiceJson {
 /**
  * Raise when toService's own rules change (a price format, say) without the schema changing.
  * Stores compare SERVICE_JSON_FORMAT with the one their kept texts were made by, and remake
- * them all when it differs.
+ * them all when it differs. The test networks are part of it: `testnet` follows the table.
  */
 const SERVICE_JSON_REVISION = 1
-export const SERVICE_JSON_FORMAT = `${SERVICE_JSON_REVISION}.${createHash('sha256').update(JSON.stringify(ServiceSchema)).digest('hex').slice(0, 16)}`
+export const SERVICE_JSON_FORMAT = `${SERVICE_JSON_REVISION}.${createHash('sha256').update(JSON.stringify([ServiceSchema, TEST_NETWORK_IDS])).digest('hex').slice(0, 16)}`
 
 /** No payment measured: what a service shows before the watcher found any. */
 const NO_USAGE: Omit<ServiceUsage, 'computedAt'> = {

@@ -10,6 +10,7 @@
  * dimension, with how many live slots hold each.
  */
 import { extensionBit, type ServiceFilter, type SortField } from '../domain/catalog-query.js'
+import { isTestListing } from '../domain/networks.js'
 import { payToKey } from '../domain/pay-to.js'
 import { IndexStateError } from '../errors.js'
 import { compareText } from '../domain/sort-keys.js'
@@ -68,10 +69,11 @@ function timeKey (text: string): number {
   return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN
 }
 
-/** Strings to small integer codes, per dimension, with how many live slots hold each. */
+/** Strings to small integer codes, per dimension, with how many live slots hold each (and how many of those are test-network listings). */
 export class Codes {
   readonly values: string[] = []
   readonly counts: number[] = []
+  readonly tests: number[] = []
   readonly #codes = new Map<string, number>()
 
   code (value: string): number {
@@ -81,14 +83,24 @@ export class Codes {
       this.values.push(value)
       this.#codes.set(value, code)
       this.counts.push(0)
+      this.tests.push(0)
     }
     return code
   }
 
   find (value: string): number | undefined { return this.#codes.get(value) }
 
-  change (code: number, delta: number): void {
+  /** Counts `delta` more (or fewer) slots holding the code; `test`: test-network listings. */
+  change (code: number, delta: number, test = false): void {
     this.counts[code] = (this.counts[code] as number) + delta
+    if (test) this.tests[code] = (this.tests[code] as number) + delta
+  }
+
+  /** Live slots holding the code on one side of the test-network split (CompiledFilter.testnet; -1: both). */
+  held (code: number, testnet: number): number {
+    const all = this.counts[code] as number
+    if (testnet < 0) return all
+    return testnet === 1 ? this.tests[code] as number : all - (this.tests[code] as number)
   }
 }
 
@@ -104,6 +116,8 @@ export interface CompiledFilter {
   payToBytes: Uint8Array | null
   /** extensionBit of the extension asked for; 0 for any. */
   extension: number
+  /** 1: test-network listings only; 0: the others only; -1: any. */
+  testnet: number
 }
 
 export class ServiceColumns {
@@ -127,6 +141,11 @@ export class ServiceColumns {
   chainMask = new Uint32Array(0)
   /** extensionMask of each slot's declared extensions. */
   extensions = new Uint8Array(0)
+  /** 1 for a test-network listing (isTestListing of its chains, read here so it follows the network table). */
+  testnet = new Uint8Array(0)
+  /** Live slots, and how many of them hold a test-network listing. */
+  liveSlots = 0
+  testListings = 0
   readonly #chainExtra = new Map<number, number[]>()
   readonly #oddTimes = new Map<number, string>()
   readonly codes: Record<Dimension, Codes> = { category: new Codes(), status: new Codes(), chain: new Codes() }
@@ -147,6 +166,7 @@ export class ServiceColumns {
     this.payToBytes = resized(this.payToBytes, (n) => new Uint8Array(n), ADDRESS_BYTES)
     this.chainMask = resized(this.chainMask, (n) => new Uint32Array(n))
     this.extensions = resized(this.extensions, (n) => new Uint8Array(n))
+    this.testnet = resized(this.testnet, (n) => new Uint8Array(n))
     this.capacity = capacity
   }
 
@@ -158,17 +178,21 @@ export class ServiceColumns {
     if (address === null) this.#payToText.set(slot, keys.payTo)
     else this.payToBytes.set(address, slot * ADDRESS_BYTES)
     this.live[slot] = 1
+    this.liveSlots++
     this.price[slot] = keys.priceAtomic
     this.trust[slot] = keys.trustScore
     const time = timeKey(keys.createdAt)
     this.time[slot] = time
     if (Number.isNaN(time)) this.#oddTimes.set(slot, keys.createdAt)
-    this.category[slot] = this.#count('category', keys.category)
-    this.status[slot] = this.#count('status', keys.status)
+    const test = isTestListing(keys.chains)
+    this.testnet[slot] = test ? 1 : 0
+    if (test) this.testListings++
+    this.category[slot] = this.#count('category', keys.category, test)
+    this.status[slot] = this.#count('status', keys.status, test)
     let mask = 0
     const extra: number[] = []
     for (const chain of new Set(keys.chains)) {
-      const code = this.#count('chain', chain)
+      const code = this.#count('chain', chain, test)
       if (code < MASK_BITS) mask |= 1 << code
       else extra.push(code)
     }
@@ -180,12 +204,16 @@ export class ServiceColumns {
   /** Frees a slot: its service no longer counts nor matches. */
   clear (slot: number): void {
     if (this.live[slot] !== 1) return
-    this.codes.category.change(this.category[slot] as number, -1)
-    this.codes.status.change(this.status[slot] as number, -1)
-    for (const code of this.chainCodes(slot)) this.codes.chain.change(code, -1)
+    const test = this.testnet[slot] === 1
+    this.codes.category.change(this.category[slot] as number, -1, test)
+    this.codes.status.change(this.status[slot] as number, -1, test)
+    for (const code of this.chainCodes(slot)) this.codes.chain.change(code, -1, test)
     this.live[slot] = 0
+    this.liveSlots--
     this.chainMask[slot] = 0
     this.extensions[slot] = 0
+    if (test) this.testListings--
+    this.testnet[slot] = 0
     this.#chainExtra.delete(slot)
     this.#oddTimes.delete(slot)
     this.#payToText.delete(slot)
@@ -193,10 +221,10 @@ export class ServiceColumns {
     this.names[slot] = ''
   }
 
-  #count (dimension: Dimension, value: string): number {
+  #count (dimension: Dimension, value: string, test: boolean): number {
     const code = this.codes[dimension].code(value)
     if (code >= MAX_CODES && dimension !== 'chain') throw new IndexStateError(`service columns: more than ${MAX_CODES} distinct values of ${dimension}`)
-    this.codes[dimension].change(code, 1)
+    this.codes[dimension].change(code, 1, test)
     return code
   }
 
@@ -211,9 +239,18 @@ export class ServiceColumns {
     const status = code('status', filter.status)
     const chain = code('chain', filter.chain)
     if (category === null || status === null || chain === null) return null
+    // Like a code no live service holds: a side of the test-network split with no slots matches
+    // nothing, and leaving out the empty side filters nothing.
+    let testnet = -1
+    if (filter.testnet !== undefined) {
+      const side = filter.testnet ? 1 : 0
+      const held = filter.testnet ? this.testListings : this.liveSlots - this.testListings
+      if (held === 0) return null
+      if (held !== this.liveSlots) testnet = side
+    }
     const payTo = filter.payTo === undefined ? null : payToKey(filter.payTo)
     const extension = filter.extension === undefined ? 0 : extensionBit(filter.extension)
-    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity, payTo, payToBytes: payTo === null ? null : addressBytes(payTo), extension }
+    return { category, status, chain, maxPrice: filter.maxPriceAtomic ?? Infinity, payTo, payToBytes: payTo === null ? null : addressBytes(payTo), extension, testnet }
   }
 
   /** Whether the live slot matches (callers that may meet freed slots check `live` too). */
@@ -223,6 +260,7 @@ export class ServiceColumns {
       (f.status < 0 || this.status[slot] === f.status) &&
       (f.chain < 0 || this.hasChain(slot, f.chain)) &&
       ((this.extensions[slot] as number) & f.extension) === f.extension &&
+      (f.testnet < 0 || this.testnet[slot] === f.testnet) &&
       (f.payTo === null || this.#paysTo(slot, f))
   }
 
@@ -240,8 +278,8 @@ export class ServiceColumns {
     const compiled = this.compile(filter)
     if (compiled === null) return undefined
     const live = this.live
-    const { category, status, chain, maxPrice, payTo, extension } = compiled
-    if (category < 0 && status < 0 && chain < 0 && maxPrice === Infinity && payTo === null && extension === 0) return (slot) => live[slot] === 1
+    const { category, status, chain, maxPrice, payTo, extension, testnet } = compiled
+    if (category < 0 && status < 0 && chain < 0 && maxPrice === Infinity && payTo === null && extension === 0 && testnet < 0) return (slot) => live[slot] === 1
     return (slot) => live[slot] === 1 && this.matches(slot, compiled)
   }
 
@@ -306,6 +344,6 @@ export class ServiceColumns {
   bytes (slots: number): number {
     let strings = 0
     for (let slot = 0; slot < slots; slot++) strings += (this.ids[slot]?.length ?? 0) * 2 + (this.names[slot]?.length ?? 0) * 2 + (this.#payToText.get(slot)?.length ?? 0) * 2 + 32
-    return this.capacity * (1 + 8 + 8 + 8 + 2 + 2 + 4 + 1 + ADDRESS_BYTES) + strings
+    return this.capacity * (1 + 8 + 8 + 8 + 2 + 2 + 4 + 1 + 1 + ADDRESS_BYTES) + strings
   }
 }

@@ -59,6 +59,7 @@ export class ServiceIndex {
   #version = 0
   readonly #ranks = new Map<SortField, { version: number, ranks: Int32Array }>()
   readonly #grouped = new Map<Dimension, { version: number, grouped: Grouped }>()
+  #testPrefix: { version: number, prefix: Int32Array } | undefined
   #scratch = new Int32Array(0)
   /**
    * The gathered matches' ranks, reused like #scratch: an array per query (up to 400 KB at
@@ -154,8 +155,9 @@ export class ServiceIndex {
     const byPrice = compiled.maxPrice !== Infinity
     const priceRank = byPrice ? this.#priceRank(compiled.maxPrice) : this.#size
     const equalities = DIMENSIONS.filter((dimension) => compiled[dimension] >= 0)
-    const unindexed = compiled.payTo !== null || compiled.extension !== 0
-    const predicates = equalities.length + (byPrice ? 1 : 0) + (compiled.payTo === null ? 0 : 1) + (compiled.extension === 0 ? 0 : 1) + (within === undefined ? 0 : 1)
+    const testnet = compiled.testnet >= 0
+    const unindexed = compiled.payTo !== null || compiled.extension !== 0 || testnet
+    const predicates = equalities.length + (byPrice ? 1 : 0) + (compiled.payTo === null ? 0 : 1) + (compiled.extension === 0 ? 0 : 1) + (testnet ? 1 : 0) + (within === undefined ? 0 : 1)
     const { offset, limit } = page
     const ascending = sort.order === 'asc'
 
@@ -165,6 +167,35 @@ export class ServiceIndex {
       const handles: number[] = []
       for (let i = offset; i < Math.min(total, offset + limit); i++) handles.push(this.#handle[order[ascending ? i : total - 1 - i] as number] as number)
       return { handles, total }
+    }
+
+    if (testnet && predicates <= 2 && within === undefined && compiled.payTo === null && compiled.extension === 0) {
+      // Lists leave test-network listings out by default, so this is the commonest filter:
+      // alone or beside one other predicate, its total is counted without a scan (the columns
+      // count test listings per value; the price order keeps a prefix count of them), and the
+      // page is a walk that stops once it is full, when that reads fewer entries than
+      // gathering the matches would.
+      const dimension = equalities[0]
+      let total: number
+      let candidates = this.#size
+      let end = this.#size
+      if (dimension !== undefined) {
+        total = this.#columns.codes[dimension].held(compiled[dimension], compiled.testnet)
+        candidates = this.#columns.codes[dimension].counts[compiled[dimension]] as number
+      } else if (byPrice) {
+        const tests = this.#testsBelow(priceRank)
+        total = compiled.testnet === 1 ? tests : priceRank - tests
+        candidates = priceRank
+        // Sorted by price, the matches all lie in the order's cheap end.
+        if (sort.field === 'price') end = priceRank
+      } else {
+        total = compiled.testnet === 1 ? this.#columns.testListings : this.#size - this.#columns.testListings
+      }
+      if (offset >= total) return { handles: [], total }
+      const wanted = Math.min(limit, total - offset)
+      if (((offset + wanted) * end) / total <= candidates + total * (Math.log2(total) + 2)) {
+        return { handles: this.#walk(order, ascending, compiled, offset, wanted, end).map((slot) => this.#handle[slot] as number), total }
+      }
     }
 
     // The smallest set that holds every match: the given ids, the cheap end of the price
@@ -219,12 +250,26 @@ export class ServiceIndex {
     return { handles: slots.map((slot) => this.#handle[slot] as number), total }
   }
 
-  /** The page's slots: the order walked in the sort's direction, skipping non-matches. */
-  #walk (order: Int32Array, ascending: boolean, compiled: CompiledFilter, offset: number, wanted: number): number[] {
+  /**
+   * How many services matching `filter` hold each value of each dimension (each of a service's
+   * chains counted once), values held by none left out: one pass over the columns, where SQL
+   * read every matching row three times.
+   */
+  facets (filter: ServiceFilter): Record<Dimension, Record<string, number>> {
+    const accept = this.#columns.matcher(filter)
+    if (accept === undefined) return { category: {}, status: {}, chain: {} }
+    if (this.#scratch.length < this.#end) this.#scratch = new Int32Array(Math.max(this.#end, this.#capacity))
+    let n = 0
+    for (let slot = 0; slot < this.#end; slot++) if (accept(slot)) this.#scratch[n++] = slot
+    return this.#columns.facets(this.#scratch.subarray(0, n), DIMENSIONS) as Record<Dimension, Record<string, number>>
+  }
+
+  /** The page's slots: the order (its first `end` entries) walked in the sort's direction, skipping non-matches. */
+  #walk (order: Int32Array, ascending: boolean, compiled: CompiledFilter, offset: number, wanted: number, end = this.#size): number[] {
     const page: number[] = []
     let seen = 0
-    for (let i = 0; i < this.#size && page.length < wanted; i++) {
-      const slot = order[ascending ? i : this.#size - 1 - i] as number
+    for (let i = 0; i < end && page.length < wanted; i++) {
+      const slot = order[ascending ? i : end - 1 - i] as number
       if (this.#columns.matches(slot, compiled) && seen++ >= offset) page.push(slot)
     }
     return page
@@ -274,6 +319,20 @@ export class ServiceIndex {
       else high = mid
     }
     return low
+  }
+
+  /** How many test-network listings are among the `rank` cheapest (a prefix count along the price order, made once per version). */
+  #testsBelow (rank: number): number {
+    let cached = this.#testPrefix
+    if (cached === undefined || cached.version !== this.#version) {
+      const prefix = cached !== undefined && cached.prefix.length > this.#size ? cached.prefix : new Int32Array(this.#capacity + 1)
+      const order = this.#orderArray('price')
+      const testnet = this.#columns.testnet
+      for (let i = 0; i < this.#size; i++) prefix[i + 1] = (prefix[i] as number) + (testnet[order[i] as number] as number)
+      cached = { version: this.#version, prefix }
+      this.#testPrefix = cached
+    }
+    return cached.prefix[rank] as number
   }
 
   /** Each slot's place in the field's order. */

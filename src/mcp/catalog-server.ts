@@ -17,7 +17,7 @@ import { MAX_OFFSET, PRICE_PATTERN, PRICE_WORDS, toStoreQuery } from '../domain/
 import { SERVICE_STATUSES } from '../domain/trust.js'
 import { NotFoundError, ValidationError } from '../errors.js'
 import { MAX_QUERY_LENGTH, searchServices, type SearchDeps } from '../search/service-search.js'
-import { SORT_FIELDS } from '../domain/catalog-query.js'
+import { SORT_FIELDS, TESTNET_MODES } from '../domain/catalog-query.js'
 
 /** The store and the search application's dependencies (engine, tokenizer), and the watched networks (revenueSource). */
 export type CatalogDeps = SearchDeps & { chainNetworks: ReadonlySet<string> }
@@ -54,6 +54,8 @@ export function agentView (record: ServiceRecord): Record<string, unknown> {
     category: service.category,
     endpoint: service.endpoint,
     method,
+    // A test network's payments are worthless: an agent should know it is not calling a real paid API.
+    testnet: service.testnet,
     payment: {
       protocol: 'x402',
       network: record.network,
@@ -133,6 +135,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string, options
       category: z.string().max(64).optional().describe('Category id from list_categories'),
       network: z.string().max(64).optional().describe('Payment network: x402 name (base, solana) or CAIP-2 id (eip155:8453)'),
       status: z.enum(SERVICE_STATUSES).optional().describe('verified: probed and answering'),
+      testnet: z.enum(TESTNET_MODES).optional().describe('Listings on test networks (no real payments): exclude (default, unless network names a test network), include, or only them'),
       maxPricePerRequest: z.string().regex(new RegExp(PRICE_PATTERN), `must be ${PRICE_WORDS}`).max(40).optional().describe('Highest acceptable price per request in USDC, e.g. "0.01"'),
       sortBy: z.enum(SORT_FIELDS).optional().describe('Default: relevance with a query, trustScore without'),
       limit: z.number().int().min(1).max(MAX_TOOL_RESULTS).default(10),
@@ -144,6 +147,7 @@ export function createCatalogServer (deps: CatalogDeps, version: string, options
       ...(args.category === undefined ? {} : { category: args.category }),
       ...(args.network === undefined ? {} : { chain: args.network }),
       ...(args.status === undefined ? {} : { status: args.status }),
+      ...(args.testnet === undefined ? {} : { testnet: args.testnet }),
       ...(args.maxPricePerRequest === undefined ? {} : { maxPricePerRequest: args.maxPricePerRequest }),
       ...(args.sortBy === undefined ? {} : { sortBy: args.sortBy }),
       limit: args.limit,

@@ -15,6 +15,9 @@ import { ErrorSchema } from '../plugins/errors.js'
 import { NoBody } from './schemas/common.js'
 import { DiscoverySearchQuerySchema, ResourcesQuerySchema, WellKnownSchema } from './schemas/discovery.js'
 
+/** Bump when what the list holds changes (2: test-network listings left out), so an old ETag or kept file is not reused. */
+const WELL_KNOWN_FORMAT = 2
+
 /** Discovery lists the most trusted first (verified before unverified), newest within a score. */
 const DISCOVERY_SORT = { field: 'trustScore', order: 'desc' } as const
 
@@ -76,13 +79,15 @@ const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       querystring: NoQuerySchema,
       tags: ['discovery'],
-      summary: 'Endpoints of verified services, for scanners such as x402scan (ETag; gzip and br)',
+      summary: 'Endpoints of verified services, for scanners such as x402scan (ETag; gzip and br); test-network listings left out',
       response: { 200: WellKnownSchema, 304: NoBody }
     }
   }, async (request, reply) => {
-    const etag = etagOf('well-known', await app.store.latestSeq())
+    const etag = etagOf('well-known', WELL_KNOWN_FORMAT, await app.store.latestSeq())
     if (notModified(request, reply, etag)) return reply
-    return await reply.sendSnapshot('well-known', etag, () => jsonArrayChunks('{"version":1,"resources":[', endpoints(app.store.streamServices({ status: 'verified' })), () => ']}'))
+    // Test-network listings are left out, as from every list by default (testnetFilter).
+    const filter = { status: 'verified', testnet: false } as const
+    return await reply.sendSnapshot('well-known', etag, () => jsonArrayChunks('{"version":1,"resources":[', endpoints(app.store.streamServices(filter)), () => ']}'))
   })
 }
 

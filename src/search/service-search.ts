@@ -3,7 +3,7 @@
  * with the catalog's analyzer, asks the engine (the port), and reads the hits' services
  * from the authoritative store, in rank order. Callers never see analysis internals.
  */
-import type { Page, ServiceFilter, ServiceSort } from '../domain/catalog-query.js'
+import { testnetFilter, type Page, type ServiceFilter, type ServiceSort } from '../domain/catalog-query.js'
 import { defaultSort, priceBound } from '../domain/service-query.js'
 import { toService, toServiceJson, type Service, type ServiceJson, type ServiceRecord } from '../domain/service.js'
 import type { CatalogStore, ServiceJsonItem } from '../store/catalog-store.js'
@@ -117,7 +117,11 @@ function withParsed (request: ServiceSearchRequest, parsed: ParsedFilters): { fi
       applied.maxPricePerRequest = parsed.maxPricePerRequest
     }
   }
-  if (parsed.chain !== undefined && filter.chain === undefined) filter.chain = applied.chain = parsed.chain
+  if (parsed.chain !== undefined && filter.chain === undefined) {
+    filter.chain = applied.chain = parsed.chain
+    // "on base sepolia" asks for a test network as chain= does: the default exclusion no longer applies.
+    if (filter.testnet === false && testnetFilter('exclude', filter.chain) === undefined) delete filter.testnet
+  }
   if (parsed.status !== undefined && filter.status === undefined) filter.status = applied.status = parsed.status
   let sort = request.sort
   if (parsed.sortBy !== undefined && sort === undefined) {

@@ -27,6 +27,7 @@ import type { HttpMethod } from '../domain/http-method.js'
 import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { CategoryInferrer } from '../domain/listing-text.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
+import type { FirstProbeTime } from '../domain/probe-schedule.js'
 import type { ServiceJson, ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
 import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
@@ -122,13 +123,16 @@ export interface ServiceStore {
    * a proveClaim commits wholly before or after it: OriginClaimedError, storing nothing, when
    * another owner proved control of the endpoint's origin; otherwise `claimed` is stored as
    * that rule sets it, whatever the record said.
+   * A new service is due for a probe at once, or at the time `firstProbeAt` gives it (null: at
+   * once; src/domain/probe-schedule.ts), written with it.
    */
-  insertService (record: ServiceRecord): Promise<void>
+  insertService (record: ServiceRecord, firstProbeAt?: FirstProbeTime): Promise<void>
   /**
-   * Stores many services atomically (seeding, bulk import, benchmarks): all or nothing, a
+   * Stores many services atomically (seeding, bulk import, source passes, benchmarks): all or nothing, a
    * DuplicateEndpointError or OriginClaimedError stores none. An id that was deleted before comes back live.
+   * Each is first due for a probe as insertService says.
    */
-  insertServices (records: readonly ServiceRecord[]): Promise<void>
+  insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void>
   /**
    * Replaces a stored service (matched by id) with `record`, as a new change; false when no
    * service has that id. Throws DuplicateEndpointError when the new (resource, method) is another's.
@@ -263,7 +267,7 @@ export interface ProbeStore {
   lastProbe (serviceId: string): Promise<ProbeOutcome | null>
   /**
    * Services due for a probe (never probed since registration or asked for, or their
-   * next probe time has come), soonest first. Seeded services (no owner, and no source lists
+   * next or first probe time has come), soonest first. Seeded services (no owner, and no source lists
    * them) only when `includeSeeded`; a listing a source lists is probed like a registered one.
    */
   dueForProbe (now: string, limit: number, includeSeeded: boolean): Promise<ProbeCandidate[]>

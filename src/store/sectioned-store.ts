@@ -11,6 +11,7 @@ import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { CategoryInferrer } from '../domain/listing-text.js'
 import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../domain/payment.js'
 import type { ProbeOutcome } from '../domain/probe.js'
+import type { FirstProbeTime } from '../domain/probe-schedule.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type {
   ApiKeyRecord, ApiKeyStore, CatalogFacets, CatalogStore, ChangeFeed, ClaimStore, Displacement, LeaseStore, PaymentStore, ProbeCandidate,
@@ -38,8 +39,8 @@ export abstract class SectionedStore implements CatalogStore {
   }
 
   // Services
-  insertService (record: ServiceRecord): Promise<void> { return this.#sections.services.insertService(record) }
-  insertServices (records: readonly ServiceRecord[]): Promise<void> { return this.#sections.services.insertServices(records) }
+  insertService (record: ServiceRecord, firstProbeAt?: FirstProbeTime): Promise<void> { return this.#sections.services.insertService(record, firstProbeAt) }
+  insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void> { return this.#sections.services.insertServices(records, firstProbeAt) }
   updateService (record: ServiceRecord): Promise<boolean> { return this.#sections.services.updateService(record) }
   deleteService (id: string): Promise<boolean> { return this.#sections.services.deleteService(id) }
   displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean> { return this.#sections.services.displaceService(holder, record, displacement) }

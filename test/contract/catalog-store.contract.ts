@@ -12,6 +12,7 @@ import { DuplicateEndpointError, DuplicateSourceError, OriginClaimedError } from
 import type { CatalogStore } from '../../src/store/catalog-store.js'
 import { SORT_FIELDS, type CatalogFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
 import { nameSortKey } from '../../src/domain/sort-keys.js'
+import { isTestListing } from '../../src/domain/networks.js'
 import { payToKey } from '../../src/domain/pay-to.js'
 import { computeTrustScore } from '../../src/domain/trust.js'
 import { usageChangesListing } from '../../src/domain/lifecycle.js'
@@ -20,6 +21,8 @@ import { openCatalogStore } from '../../src/adapters.js'
 import { CategoryInference } from '../../src/search/category-inference.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { newSourceId, type SourceRecord, type SyncReport } from '../../src/domain/sources.js'
+import { serviceIdForEndpoint } from '../../src/domain/ids.js'
+import { firstProbeAt } from '../../src/domain/probe-schedule.js'
 import { FeedTail, missedChanges, startWriter, type StoreOpening } from '../support/feed-order.js'
 import { bazaarDeclaration, someDeclaring } from '../support/discovery-declarations.js'
 
@@ -54,7 +57,8 @@ export function referenceList (records: readonly ServiceRecord[], filter: Catalo
       (filter.chain === undefined || r.supportedChains.includes(filter.chain)) &&
       (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic) &&
       (filter.payTo === undefined || payToKey(r.paymentAddress) === payToKey(filter.payTo)) &&
-      (filter.extension === undefined || declaredExtensions(r).includes(filter.extension)))
+      (filter.extension === undefined || declaredExtensions(r).includes(filter.extension)) &&
+      (filter.testnet === undefined || isTestListing(r.supportedChains) === filter.testnet))
     .sort((a, b) => direction * (compare(sortValue(a, sort), sortValue(b, sort)) || compare(a.id, b.id)))
     .map((r) => r.id)
 }
@@ -96,6 +100,11 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     const bound = (records[3] as ServiceRecord).priceAtomic
     t.same(await store.countFacets({ chain, maxPriceAtomic: bound }), facetsOf(records.filter((r) => r.supportedChains.includes(chain) && r.priceAtomic <= bound)), 'facets after a filter')
     t.same(await store.countFacets({ category: 'no-such-category' }), { category: {}, status: {}, network: {} })
+    // The demo catalog lists three services on test networks alone, and two that also accept a real one.
+    t.equal(records.filter((r) => isTestListing(r.supportedChains)).length, 3, 'the demo catalog has test-network listings')
+    for (const testnet of [false, true]) {
+      t.same(await store.countFacets({ testnet }), facetsOf(records.filter((r) => isTestListing(r.supportedChains) === testnet)), `facets of the ${testnet ? 'test-network' : 'other'} listings`)
+    }
     await t.resolves(store.ping())
   })
 
@@ -164,7 +173,12 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
       { extension: 'bazaar' },
       { extension: 'bazaar', status: 'verified' },
       { extension: 'bazaar', maxPriceAtomic: median },
-      { extension: 'bazaar', chain: chains[0] as string }
+      { extension: 'bazaar', chain: chains[0] as string },
+      { testnet: false },
+      { testnet: true },
+      { testnet: false, status: 'verified', maxPriceAtomic: median },
+      { testnet: true, chain: 'eip155:84532' },
+      { testnet: false, chain: 'eip155:84532' }
     ]
     for (const filter of filters) {
       for (const field of SORT_FIELDS) {
@@ -289,6 +303,11 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same(changes.map((c) => [c.id, c.service?.name]), [[a.id, 'Renamed service']], 'the update is one new change')
     await t.rejects(store.updateService({ ...b, endpoint: a.endpoint, resource: a.resource, method: changed.method }), DuplicateEndpointError, 'an update cannot take another service\'s identity')
     t.equal(await store.updateService({ ...a, id: 'svc_nobody' }), false, 'no service, no update')
+    // Onto a test network alone: it leaves the default lists (testnet: false) and joins the test side.
+    const listed = async (testnet: boolean): Promise<string[]> => (await store.listServices({ testnet }, { field: 'name', order: 'asc' }, { limit: 10, offset: 0 })).items.map((r) => r.id)
+    t.same(await listed(true), [], 'no test-network listing yet')
+    t.equal(await store.updateService({ ...changed, network: 'eip155:84532', supportedChains: ['eip155:84532'] }), true)
+    t.same([await listed(true), await listed(false)], [[a.id], [b.id]], 'the testnet filter follows the update')
   })
 
   t.test('API keys: hashes only, revocation at once', async (t) => {
@@ -493,7 +512,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same(await walk({}, records.length), sortedIds({}), 'one exact batch')
     t.same(await walk({}, 1000), sortedIds({}))
     const payTo = (records[3] as ServiceRecord).paymentAddress
-    for (const filter of [{ status: 'verified' as const }, { category: 'weather' }, { chain: 'eip155:8453' }, { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { extension: 'bazaar' as const }, { extension: 'bazaar' as const, status: 'verified' as const }]) {
+    for (const filter of [{ status: 'verified' as const }, { category: 'weather' }, { chain: 'eip155:8453' }, { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { extension: 'bazaar' as const }, { extension: 'bazaar' as const, status: 'verified' as const }, { testnet: false }, { testnet: true }, { testnet: false, category: 'ai-llm' }]) {
       t.same(await walk(filter, 5), sortedIds(filter), JSON.stringify(filter))
     }
     t.same(await walk({ category: 'no-such-category' }, 5), [])
@@ -807,6 +826,34 @@ function sourcesContract (t: Test, open: OpenStore): void {
 
     await store.deleteService(b.id)
     t.same(await store.servicesOfSource(one.id), [], 'a deleted listing leaves no provenance behind')
+  })
+
+  t.test('first probes: a listing a source adds is first due at its spread time, within one interval; an owned one at once', async (t) => {
+    const store = await open(t)
+    const [base, other] = demoRecords() as [ServiceRecord, ServiceRecord]
+    const intervalMs = 3_600_000
+    const sourced = Array.from({ length: 200 }, (_, i): ServiceRecord => {
+      const endpoint = `https://spread.example.com/r/${i}`
+      return { ...base, id: serviceIdForEndpoint(endpoint), endpoint, resource: endpoint, ownerId: null }
+    })
+    const owned = { ...other, ownerId: 'key_owner' }
+    await store.insertServices([...sourced, owned], (record) => firstProbeAt(record, intervalMs))
+    const source = sourceRecord('https://spread.example.com')
+    await store.insertSource(source)
+    await store.addProvenance(source.id, sourced.map((record) => record.id), SOURCE_NOW)
+    const dueAfter = async (ms: number): Promise<string[]> => (await store.dueForProbe(new Date(Date.parse(base.createdAt) + ms).toISOString(), 1000, false)).map((c) => c.id)
+
+    t.same(await dueAfter(0), [owned.id], 'the owned listing at once, none of the sourced ones')
+    const counts: number[] = []
+    for (let tenth = 1; tenth <= 10; tenth++) counts.push((await dueAfter(tenth * intervalMs / 10)).length - 1)
+    t.ok(counts.every((count, i) => count > (counts[i - 1] ?? 0)), `every tenth of the interval brings some due (${counts.join(', ')})`)
+    t.equal(counts[9], sourced.length, 'and every one is due one interval after it was added')
+
+    const endpoint = 'https://spread.example.com/at-once'
+    const plain = { ...base, id: serviceIdForEndpoint(endpoint), endpoint, resource: endpoint, ownerId: null }
+    await store.insertService(plain)
+    await store.addProvenance(source.id, [plain.id], SOURCE_NOW)
+    t.ok((await dueAfter(0)).includes(plain.id), 'inserted without a first-probe time: due at once, as before')
   })
 }
 

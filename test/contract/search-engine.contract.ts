@@ -14,6 +14,7 @@ import { SEARCH_ATTRIBUTES, type SearchDocument, type SearchEngine, type SearchQ
 import type { ServiceFilter } from '../../src/domain/catalog-query.js'
 import { samePayTo } from '../../src/domain/pay-to.js'
 import { declaredExtensions } from '../../src/domain/call-schema.js'
+import { isTestListing } from '../../src/domain/networks.js'
 import { someDeclaring } from '../support/discovery-declarations.js'
 
 export interface EngineHarness {
@@ -40,7 +41,8 @@ function matches (record: ServiceRecord, filter: ServiceFilter): boolean {
     (filter.chain === undefined || record.supportedChains.includes(filter.chain)) &&
     (filter.maxPriceAtomic === undefined || record.priceAtomic <= filter.maxPriceAtomic) &&
     (filter.payTo === undefined || samePayTo(record.paymentAddress, filter.payTo)) &&
-    (filter.extension === undefined || declaredExtensions(record).includes(filter.extension))
+    (filter.extension === undefined || declaredExtensions(record).includes(filter.extension)) &&
+    (filter.testnet === undefined || isTestListing(record.supportedChains) === filter.testnet)
 }
 
 export function searchEngineContract (t: Test, harness: EngineHarness): void {
@@ -146,14 +148,15 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
       { category: 'weather' }, { status: 'verified' }, { chain }, { maxPriceAtomic: prices[Math.floor(prices.length / 2)] as number },
       { category: 'weather', status: 'verified' }, { category: 'x" OR category = "finance' },
       { payTo }, { payTo: payTo.toUpperCase().replace('0X', '0x') }, { payTo: 'x" OR payTo = "y' },
-      { extension: 'bazaar' }, { extension: 'bazaar', category: 'weather' }
+      { extension: 'bazaar' }, { extension: 'bazaar', category: 'weather' },
+      { testnet: false }, { testnet: true }, { testnet: false, category: 'ai-llm' }
     ]
     for (const filter of filters) {
       const result = await engine.search(query('api', { filter }))
       t.ok(result.hits.every((h) => matches(byId.get(h.id) as ServiceRecord, filter)), `every hit satisfies ${JSON.stringify(filter)}`)
       const unfiltered = (await engine.search(query('api'))).hits.filter((h) => matches(byId.get(h.id) as ServiceRecord, filter)).map((h) => h.id).sort()
       t.same(result.hits.map((h) => h.id).sort(), unfiltered, `and no match is lost to ${JSON.stringify(filter)}`)
-      if (filter.extension !== undefined) t.ok(result.total > 0 && result.total < all.total, `${JSON.stringify(filter)} keeps some matches and leaves some out`)
+      if (filter.extension !== undefined || filter.testnet !== undefined) t.ok(result.total > 0 && result.total < all.total, `${JSON.stringify(filter)} keeps some matches and leaves some out`)
     }
 
     const byPrice = await engine.search(query('api', { sort: { field: 'price', order: 'asc' } }))

@@ -10,6 +10,7 @@ import { payToKey } from '../../src/domain/pay-to.js'
 import { ServiceIndex, type ListEntry } from '../../src/lib/service-index.js'
 import { SORT_FIELDS, extensionBit, type ServiceFilter, type ServiceSort } from '../../src/domain/catalog-query.js'
 import { prng } from '../../bench/generate.js'
+import { isTestListing } from '../../src/domain/networks.js'
 const TRICKY = ['', 'a', 'A', 'ab', 'a b', 'z', 'é', 'ｚ', '天気', '天気予報', 'ー', '\u{e000}', '\u{ffe0}', '\u{10000}', '😀', '😀a', 'a😀', '\u{1f600}\u{e000}', '\u{fffd}']
 
 test('compareText orders strings as SQLite does (code points), astral characters included', async (t) => {
@@ -26,6 +27,7 @@ test('compareText orders strings as SQLite does (code points), astral characters
 
 const CATEGORIES = ['weather', 'ai-llm', 'finance', 'maps']
 const STATUSES = ['verified', 'unverified', 'inactive']
+/** base-sepolia (eip155:84532) is a test network: a row holding it alone is a test-network listing. */
 const CHAINS = ['eip155:8453', 'eip155:84532', 'solana:mainnet', 'eip155:1']
 /**
  * payToKey values: EVM addresses lower-cased (two differ in their last byte only), others as
@@ -69,6 +71,7 @@ function reference (rows: readonly Row[], filter: ServiceFilter, sort: ServiceSo
       (filter.maxPriceAtomic === undefined || row.priceAtomic <= filter.maxPriceAtomic) &&
       (filter.payTo === undefined || row.payTo === payToKey(filter.payTo)) &&
       (filter.extension === undefined || (row.extensionMask & extensionBit(filter.extension)) !== 0) &&
+      (filter.testnet === undefined || isTestListing(row.chains) === filter.testnet) &&
       (within === undefined || within.has(row.id)))
     .sort((a, b) => direction * (compare(key(a), key(b)) || compareText(a.id, b.id)))
     .map((row) => row.handle)
@@ -83,6 +86,8 @@ function randomFilter (random: () => number): ServiceFilter {
   // EVM addresses match case-insensitively, as a user may type them.
   if (random() < 0.2) filter.payTo = random() < 0.5 ? PAY_TO[0]?.toUpperCase().replace('0X', '0x') : PAY_TO[Math.floor(random() * PAY_TO.length)]
   if (random() < 0.25) filter.extension = 'bazaar'
+  // Mostly the default lists' false; true finds the few rows on base-sepolia alone.
+  if (random() < 0.4) filter.testnet = random() >= 0.7
   return filter
 }
 
@@ -171,4 +176,22 @@ test('orders handed in must name every entry once', async (t) => {
   const odd = new ServiceIndex(rows, { price: [1, 0] })
   t.ok(odd.remove('svc_0'))
   t.same(odd.query({}, { field: 'price', order: 'asc' }, { limit: 5, offset: 0 }), { handles: [1], total: 1 })
+})
+
+test('the test-network split: either side alone, both sides, and a side nobody holds', async (t) => {
+  const entry = (n: number, chains: string[]): ListEntry => ({ id: `svc_${n}`, handle: n, category: 'c', status: 'verified', priceAtomic: n, trustScore: 50, nameSort: 'n', createdAt: TIMES[0] as string, chains, payTo: 'p', extensionMask: 0 })
+  const real = [entry(0, ['eip155:8453']), entry(1, ['eip155:8453', 'eip155:84532']), entry(2, [])]
+  const index = new ServiceIndex(real)
+  const byPrice = { field: 'price', order: 'asc' } as const
+  t.same(index.query({ testnet: false }, byPrice, { limit: 10, offset: 0 }), { handles: [0, 1, 2], total: 3 }, 'one real network makes a listing real; no network at all is no test listing')
+  t.same(index.query({ testnet: true }, byPrice, { limit: 10, offset: 0 }), { handles: [], total: 0 }, 'no test listing: the test side matches nothing')
+  index.upsert(entry(3, ['eip155:84532', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1']))
+  index.upsert(entry(4, ['eip155:84532']))
+  t.same(index.query({ testnet: true }, { field: 'price', order: 'desc' }, { limit: 10, offset: 0 }), { handles: [4, 3], total: 2 }, 'every chain a test network: a test listing')
+  t.same(index.query({ testnet: false }, byPrice, { limit: 2, offset: 1 }), { handles: [1, 2], total: 3 }, 'a page of the real side carries its total')
+  t.same(index.query({ testnet: false }, byPrice, { limit: 2, offset: 3 }), { handles: [], total: 3 }, 'past the end: empty, with the total')
+  t.same(index.query({ testnet: true, chain: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' }, byPrice, { limit: 10, offset: 0 }), { handles: [3], total: 1 }, 'with another filter')
+  for (const id of ['svc_0', 'svc_1', 'svc_2']) index.remove(id)
+  t.same(index.query({ testnet: false }, byPrice, { limit: 10, offset: 0 }), { handles: [], total: 0 }, 'only test listings left: the real side matches nothing')
+  t.same(index.query({ testnet: true }, byPrice, { limit: 10, offset: 0 }), { handles: [3, 4], total: 2 }, 'and the test side is everything')
 })

@@ -28,10 +28,11 @@ async function follow (app: FastifyInstance, mirror: Map<string, Record<string, 
   }
 }
 
+/** Every listing, test-network ones included: the feed is not filtered, so a follower mirrors them too. */
 async function catalog (app: FastifyInstance): Promise<Map<string, Record<string, unknown>>> {
   const all = new Map<string, Record<string, unknown>>()
   for (let offset = 0; ; offset += 100) {
-    const items = (await app.inject(`/api/services?limit=100&offset=${offset}`)).json() as Array<Record<string, unknown>>
+    const items = (await app.inject(`/api/services?limit=100&offset=${offset}&testnet=include`)).json() as Array<Record<string, unknown>>
     for (const item of items) all.set(item.id as string, item)
     if (items.length < 100) return all
   }
@@ -46,6 +47,9 @@ test('from the beginning, the feed holds every listing once, in cursor order, as
   t.equal(seen.length, listed.size, 'one change per listing')
   t.ok(pages >= Math.ceil(listed.size / 7), 'paged by limit')
   t.same(mirror, listed, 'a follower holds what GET /api/services lists, field for field')
+  const tests = [...mirror.values()].filter((service) => service.testnet === true)
+  t.equal(tests.length, 3, 'test-network listings are in the feed, flagged, though the default list leaves them out')
+  t.equal(Number((await app.inject('/api/services?limit=1')).headers['x-total-count']), listed.size - tests.length)
   const cursors = seen.map((change) => Number(change.cursor))
   t.same(cursors, [...cursors].sort((a, b) => a - b), 'increasing cursors')
   t.equal(new Set(cursors).size, cursors.length)

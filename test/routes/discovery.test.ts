@@ -150,6 +150,32 @@ test('discovery search filters payTo before paging: full pages, every match once
   t.equal(seen.length, 5)
 })
 
+test('discovery lists and searches leave test-network listings out unless asked', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const listed = async (name: string, network: string): Promise<string> => {
+    const res = await register(app, validBody({ name, description: 'Surf reports for every beach.', x402Config: { paymentAddress: '0x2222222222222222222222222222222222222222', network } }))
+    t.equal(res.statusCode, 201)
+    return (res.json() as { endpoint: string }).endpoint
+  }
+  const real = await listed('Quokka Surf Report', 'base')
+  const test = await listed('Quokka Surf Sandbox', 'base-sepolia')
+  await app.searchReady()
+  const resources = async (query: string): Promise<string[]> => {
+    const res = await app.inject(`/discovery/resources${query}`)
+    t.equal(res.statusCode, 200, query)
+    return (res.json() as { items: Array<{ resource: string }> }).items.map((item) => item.resource).sort()
+  }
+  t.same(await resources(''), [real], 'the default list: the real one')
+  t.same(await resources('?testnet=include'), [real, test].sort())
+  t.same(await resources('?testnet=only'), [test])
+  t.same(await resources('?network=base-sepolia'), [test], 'a test network named')
+  const found = async (query: string): Promise<string[]> => ((await app.inject(`/discovery/search?query=surf${query}`)).json() as { resources: Array<{ resource: string }> }).resources.map((item) => item.resource).sort()
+  t.same(await found(''), [real], 'a search: the real one')
+  t.same(await found('&testnet=include'), [real, test].sort())
+  const bad = await app.inject('/discovery/resources?testnet=no')
+  t.same([bad.statusCode, bad.json().field], [400, 'testnet'])
+})
+
 test('/.well-known/x402 lists the endpoints of verified services', async (t) => {
   const app = await build(t)
   t.same((await app.inject('/.well-known/x402')).json().resources, [], 'the demo catalog starts with nothing verified')
@@ -160,8 +186,11 @@ test('/.well-known/x402 lists the endpoints of verified services', async (t) => 
   t.equal(body.version, 1)
   const verified = (await allServices(app, '&status=verified')).map((s) => s.endpoint)
   t.ok(verified.length > 0)
-  t.equal(verified.length, [...statuses.values()].filter((status) => status === 'verified').length, 'the services a matching probe verified')
-  t.same([...body.resources].sort(), verified.sort())
+  const onTestNetworks = await allServices(app, '&testnet=only&status=verified')
+  t.ok(onTestNetworks.length > 0, 'some verified listings are on test networks')
+  const testIds = new Set(onTestNetworks.map((s) => s.id))
+  t.equal(verified.length, [...statuses].filter(([id, status]) => status === 'verified' && !testIds.has(id)).length, 'the services a matching probe verified, but for test-network listings')
+  t.same([...body.resources].sort(), verified.sort(), 'the verified listings the default list shows: test-network ones left out')
   const etag = res.headers.etag as string
   t.equal((await app.inject({ url: '/.well-known/x402', headers: { 'if-none-match': etag } })).statusCode, 304)
   t.equal((await register(app, validBody())).statusCode, 201)

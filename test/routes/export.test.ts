@@ -84,13 +84,17 @@ test('Bazaar tags: the category first, then the service\'s own tags, as the Baza
 })
 
 test('export filters are validated like the list endpoint\'s', async (t) => {
-  t.same(toCatalogFilter({ network: 'base', category: 'weather', status: 'verified' }), { category: 'weather', chain: 'eip155:8453', status: 'verified' })
+  t.same(toCatalogFilter({ network: 'base', category: 'weather', status: 'verified' }), { category: 'weather', chain: 'eip155:8453', status: 'verified', testnet: false }, 'test-network listings left out by default')
+  t.same(toCatalogFilter({ testnet: 'include' }), {}, 'include: both kinds')
+  t.same(toCatalogFilter({ testnet: 'only' }), { testnet: true })
+  t.same(toCatalogFilter({ network: 'base-sepolia' }), { chain: 'eip155:84532' }, 'a test network named: its listings are asked for')
+  t.same(toCatalogFilter({ network: 'base-sepolia', testnet: 'only' }), { chain: 'eip155:84532', testnet: true })
   t.throws(() => toCatalogFilter({ network: 'basee' }), { name: 'ValidationError', field: 'network' })
   t.throws(() => toCatalogFilter({ category: 'nope' }), { name: 'ValidationError', field: 'category' })
   t.equal(toCatalogFilter({ type: 'mcp' }), null, 'the catalog lists http resources only')
   t.equal(toCatalogFilter({ scheme: 'upto' }), null)
-  t.same(toCatalogFilter({ type: 'http', scheme: 'exact' }), {})
-  t.same(toCatalogFilter({ extensions: 'bazaar', status: 'verified' }), { status: 'verified', extension: 'bazaar' }, 'the Bazaar discovery extension: only the services declaring it')
+  t.same(toCatalogFilter({ type: 'http', scheme: 'exact' }), { testnet: false })
+  t.same(toCatalogFilter({ extensions: 'bazaar', status: 'verified' }), { status: 'verified', extension: 'bazaar', testnet: false }, 'the Bazaar discovery extension: only the services declaring it')
   t.equal(toCatalogFilter({ extensions: 'Bazaar' }), null, 'keys compare exactly')
   t.equal(toCatalogFilter({ extensions: 'x402-catalog' }), null, 'an extension the catalog keeps no declaration of: nothing')
   t.equal(toCatalogFilter({ extensions: 'bazaar', type: 'mcp' }), null)
@@ -103,11 +107,18 @@ test('GET /api/export: the whole catalog, every item checked with @x402/core sch
   t.match(res.headers['content-type'], /^application\/json/)
   const body = res.json<ExportBody>()
   t.equal(body.x402Version, 2)
-  t.equal(body.items.length, 56, 'every demo service')
-  t.same(body.pagination, { limit: 56, offset: 0, total: 56 })
+  t.equal(body.items.length, 53, 'every demo service but the three on test networks alone')
+  t.same(body.pagination, { limit: 53, offset: 0, total: 53 })
   const ids = body.items.map((item) => item.metadata.id as string)
   t.same(ids, [...ids].sort(), 'in id order')
-  t.equal(new Set(ids).size, 56)
+  t.equal(new Set(ids).size, 53)
+  const testnets = new Set(['eip155:84532', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'])
+  t.notOk(body.items.some((item) => (item.metadata.supportedChains as string[]).every((chain) => testnets.has(chain))), 'none accepts test networks alone')
+  const everything = (await app.inject('/api/export?testnet=include')).json<ExportBody>()
+  t.equal(everything.items.length, 56, 'testnet=include: every demo service')
+  const only = (await app.inject('/api/export?testnet=only')).json<ExportBody>().items
+  t.equal(only.length, 3, 'testnet=only: the three')
+  t.ok(only.every((item) => (item.metadata.supportedChains as string[]).every((chain) => testnets.has(chain))), 'each on test networks alone')
   for (const item of body.items) {
     t.equal(item.type, 'http')
     const payable = (item.metadata.supportedChains as string[]).filter((chain) => resolveNetwork(chain)?.usdc != null)
@@ -142,7 +153,7 @@ test('export filters, ETag and If-None-Match', async (t) => {
     t.equal(item.metadata.status, 'verified')
     t.ok((item.metadata.supportedChains as string[]).includes('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'))
   }
-  for (const [query, field] of <Array<[string, string]>>[['?category=nope', 'category'], ['?network=nowhere', 'network'], ['?status=gone', 'status'], ['?sortBy=name', 'sortBy']]) {
+  for (const [query, field] of <Array<[string, string]>>[['?category=nope', 'category'], ['?network=nowhere', 'network'], ['?status=gone', 'status'], ['?sortBy=name', 'sortBy'], ['?testnet=yes', 'testnet']]) {
     const bad = await app.inject(`/api/export${query}`)
     t.equal(bad.statusCode, 400, query)
     t.equal(bad.json().field, field)
@@ -173,7 +184,7 @@ test('export filters, ETag and If-None-Match', async (t) => {
   t.equal((await register(app, validBody())).statusCode, 201)
   const changed = await app.inject({ url: '/api/export', headers: { 'if-none-match': etag } })
   t.equal(changed.statusCode, 200, 'a write changes the ETag')
-  t.equal(changed.json<ExportBody>().items.length, 57)
+  t.equal(changed.json<ExportBody>().items.length, 54)
 })
 
 test('the store streams every match in id order across batch boundaries', async (t) => {

@@ -27,6 +27,13 @@ function priceKey (price: string): bigint {
 }
 
 const demo = readSeedFile('demo')
+/** The demo's test networks, as its seed names them (written out here, not read from the code under test). */
+const TEST_NETWORKS = new Set(['base-sepolia', 'solana-devnet'])
+const chainsOf = (s: typeof demo[number]): string[] => [s.x402Config.network, ...(s.supportedChains ?? [])]
+/** A test-network listing: every chain it accepts is a test network. */
+const onTestNetworks = (s: typeof demo[number]): boolean => chainsOf(s).every((chain) => TEST_NETWORKS.has(chain))
+/** What the lists show by default: the demo catalog without its test-network listings. */
+const shown = demo.filter((s) => !onTestNetworks(s))
 
 test('default list: a plain array, newest first, 20 per page, total in X-Total-Count', async (t) => {
   const app = await build(t)
@@ -34,7 +41,7 @@ test('default list: a plain array, newest first, 20 per page, total in X-Total-C
   t.equal(page.status, 200)
   t.ok(Array.isArray(page.body))
   t.equal(page.items.length, 20)
-  t.equal(page.total, demo.length)
+  t.equal(page.total, shown.length)
   const dates = page.items.map((s) => s.createdAt)
   t.same(dates, [...dates].sort().reverse(), 'newest first')
 })
@@ -43,22 +50,22 @@ test('paging walks every service exactly once, in a stable order', async (t) => 
   const app = await build(t)
   for (const sort of ['', '&sortBy=price', '&sortBy=price&sortOrder=desc', '&sortBy=trustScore', '&sortBy=name']) {
     const seen: string[] = []
-    for (let offset = 0; offset < demo.length; offset += 7) {
+    for (let offset = 0; offset < shown.length; offset += 7) {
       seen.push(...(await list(app, `?limit=7&offset=${offset}${sort}`)).items.map((s) => s.id))
     }
-    t.equal(seen.length, demo.length, `every service once (${sort})`)
-    t.equal(new Set(seen).size, demo.length, `no duplicates across pages (${sort})`)
+    t.equal(seen.length, shown.length, `every service once (${sort})`)
+    t.equal(new Set(seen).size, shown.length, `no duplicates across pages (${sort})`)
     const whole = (await list(app, `?limit=100${sort}`)).items.map((s) => s.id)
     t.same(seen, whole, `pages concatenate to the full order (${sort})`)
   }
   const beyond = await list(app, '?offset=1000')
   t.same(beyond.body, [])
-  t.equal(beyond.total, demo.length)
+  t.equal(beyond.total, shown.length)
 })
 
 test('limit: default 20, max 100, above is a 400 naming the maximum', async (t) => {
   const app = await build(t)
-  t.equal((await list(app, '?limit=100')).items.length, demo.length)
+  t.equal((await list(app, '?limit=100')).items.length, shown.length)
   t.equal((await list(app, '?limit=1')).items.length, 1)
   const over = await list(app, '?limit=101')
   t.equal(over.status, 400)
@@ -107,12 +114,12 @@ test('filters: category, chain, status, maxPricePerRequest, combined', async (t)
   const ids = demoIds()
   const statusOf = (index: number): string | undefined => statuses.get(ids[index] as string)
   const weather = await list(app, '?category=weather&limit=100')
-  t.equal(weather.total, demo.filter((s) => s.category === 'weather').length)
+  t.equal(weather.total, shown.filter((s) => s.category === 'weather').length)
   t.ok(weather.items.length > 0 && weather.items.every((s) => s.category === 'weather'))
 
   const verified = await list(app, '?status=verified&limit=100')
   t.ok(verified.total > 0)
-  t.equal(verified.total, demo.filter((_, i) => statusOf(i) === 'verified').length)
+  t.equal(verified.total, demo.filter((s, i) => !onTestNetworks(s) && statusOf(i) === 'verified').length)
   t.ok(verified.items.every((s) => s.status === 'verified'))
 
   const solanaByName = await list(app, '?chain=solana&limit=100')
@@ -121,23 +128,51 @@ test('filters: category, chain, status, maxPricePerRequest, combined', async (t)
   t.same(solanaByName.items.map((s) => s.id), solanaById.items.map((s) => s.id), 'a chain filter accepts the v1 name or the CAIP-2 id')
   t.ok(solanaByName.items.every((s) => s.supportedChains.includes('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')))
   const polygon = await list(app, '?chain=polygon&limit=100')
-  const expectedPolygon = demo.filter((s) => [s.x402Config.network, ...(s.supportedChains ?? [])].some((c) => c === 'polygon' || c === 'eip155:137'))
+  const expectedPolygon = shown.filter((s) => chainsOf(s).some((c) => c === 'polygon' || c === 'eip155:137'))
   t.equal(polygon.total, expectedPolygon.length, 'supportedChains extras count for the chain filter')
 
   const cheap = await list(app, '?maxPricePerRequest=0.001&limit=100')
-  t.equal(cheap.total, demo.filter((s) => priceKey(s.pricing.pricePerRequest) <= 1000n).length)
+  t.equal(cheap.total, shown.filter((s) => priceKey(s.pricing.pricePerRequest) <= 1000n).length)
   t.ok(cheap.items.every((s) => priceKey(s.pricing.pricePerRequest) <= 1000n), 'the bound is inclusive and exact')
   t.ok(cheap.items.some((s) => s.pricing.pricePerRequest === '0.001'), 'a price equal to the bound is included')
-  t.equal((await list(app, '?maxPricePerRequest=0.0009999999')).total, demo.filter((s) => priceKey(s.pricing.pricePerRequest) < 1000n).length, 'extra decimals in the bound are exact too')
-  t.equal((await list(app, '?maxPricePerRequest=99999999999999999999999')).total, demo.length)
+  t.equal((await list(app, '?maxPricePerRequest=0.0009999999')).total, shown.filter((s) => priceKey(s.pricing.pricePerRequest) < 1000n).length, 'extra decimals in the bound are exact too')
+  t.equal((await list(app, '?maxPricePerRequest=99999999999999999999999')).total, shown.length)
 
   const combined = await list(app, '?category=image&status=verified&chain=base&maxPricePerRequest=0.05&sortBy=price&limit=100')
-  const expected = demo.filter((s, i) => s.category === 'image' && statusOf(i) === 'verified' &&
-    [s.x402Config.network, ...(s.supportedChains ?? [])].some((c) => c === 'base' || c === 'eip155:8453') &&
+  const expected = demo.filter((s, i) => !onTestNetworks(s) && s.category === 'image' && statusOf(i) === 'verified' &&
+    chainsOf(s).some((c) => c === 'base' || c === 'eip155:8453') &&
     priceKey(s.pricing.pricePerRequest) <= 50_000n)
   t.ok(expected.length > 0)
   t.equal(combined.total, expected.length)
   t.same(combined.items.map((s) => s.name).sort(), expected.map((s) => s.name).sort())
+})
+
+test('test-network listings: flagged, left out unless asked for (testnet=include or only, or a test chain)', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const real = (await register(app, validBody({ name: 'Real Weather', x402Config: { paymentAddress: '0x1111111111111111111111111111111111111111', network: 'base' } }))).json()
+  const test = (await register(app, validBody({ name: 'Test Weather', x402Config: { paymentAddress: '0x1111111111111111111111111111111111111111', network: 'base-sepolia' } }))).json()
+  const both = (await register(app, validBody({ name: 'Both Weather', x402Config: { paymentAddress: '0x1111111111111111111111111111111111111111', network: 'base-sepolia' }, supportedChains: ['base'] }))).json()
+  t.same([real.testnet, test.testnet, both.testnet], [false, true, false], 'the registration answers the flag: one real network makes a listing real')
+  t.equal((await app.inject(`/api/services/${test.id as string}`)).json().testnet, true, 'the detail carries it')
+  const ids = async (query: string): Promise<{ ids: string[], total: number }> => {
+    const page = await list(app, `${query}${query === '' ? '?' : '&'}sortBy=name`)
+    t.equal(page.status, 200, query)
+    return { ids: page.items.map((s) => s.id), total: page.total }
+  }
+  t.same(await ids(''), { ids: [both.id, real.id], total: 2 }, 'the default list leaves the test one out')
+  t.same(await ids('?testnet=exclude'), { ids: [both.id, real.id], total: 2 })
+  t.same(await ids('?testnet=include'), { ids: [both.id, real.id, test.id], total: 3 }, 'include: all')
+  t.same(await ids('?testnet=only'), { ids: [test.id], total: 1 }, 'only: the test one')
+  t.same(await ids('?chain=base-sepolia'), { ids: [both.id, test.id], total: 2 }, 'a test chain asks for its listings')
+  t.same(await ids('?network=eip155:84532&testnet=only'), { ids: [test.id], total: 1 })
+  t.same(await ids('?chain=base'), { ids: [both.id, real.id], total: 2 })
+  await app.searchReady()
+  t.same(await ids('?query=weather'), { ids: [both.id, real.id], total: 2 }, 'a search leaves it out too')
+  t.same(await ids('?query=weather&testnet=include'), { ids: [both.id, real.id, test.id], total: 3 })
+  t.same(await ids('?query=weather&chain=base-sepolia'), { ids: [both.id, test.id], total: 2 })
+  const bad = await list(app, '?testnet=yes')
+  t.same([bad.status, bad.body.field], [400, 'testnet'])
+  t.match(bad.body.message, /exclude, include, only/, 'the message lists the values')
 })
 
 test('bad and hostile query input is a 4xx naming the parameter', async (t) => {
@@ -153,7 +188,9 @@ test('bad and hostile query input is a 4xx naming the parameter', async (t) => {
     ['?sortBy=price&sortOrder=up', 'sortOrder'],
     ['?sortOrder=asc', 'sortOrder'],
     ['?__proto__=1', '__proto__'],
-    ['?status=verified&status=inactive', 'status']
+    ['?status=verified&status=inactive', 'status'],
+    ['?testnet=yes', 'testnet'],
+    ['?testnet=true', 'testnet']
   ]
   for (const [query, field] of cases) {
     const res = await list(app, query)

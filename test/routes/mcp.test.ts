@@ -152,6 +152,36 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   t.equal(get.headers.get('allow'), 'POST')
 })
 
+test('MCP: search_services leaves test-network listings out unless asked, and says which ones are', async (t) => {
+  const app = await build(t, { seed: 'none' })
+  const listed = async (name: string, network: string): Promise<string> => {
+    const res = await register(app, validBody({ name, description: 'Surf reports for every beach.', x402Config: { paymentAddress: '0x2222222222222222222222222222222222222222', network } }))
+    t.equal(res.statusCode, 201)
+    return (res.json() as { id: string }).id
+  }
+  const real = await listed('Quokka Surf Report', 'base')
+  const test = await listed('Quokka Surf Sandbox', 'base-sepolia')
+  await app.searchReady()
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const client = new Client({ name: 'catalog-test-agent', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${address}/mcp`)))
+  t.teardown(async () => { await client.close() })
+  const found = async (args: Record<string, unknown>): Promise<Array<[string, boolean]>> => {
+    const res = await client.callTool({ name: 'search_services', arguments: { sortBy: 'name', ...args } }) as CallToolResult
+    t.notOk(res.isError, JSON.stringify(res.content))
+    return (res.structuredContent as { results: Array<{ id: string, testnet: boolean }> }).results.map((s) => [s.id, s.testnet])
+  }
+  t.same(await found({ query: 'surf' }), [[real, false]], 'a search leaves the test one out')
+  t.same(await found({}), [[real, false]], 'so does a list by filters')
+  t.same(await found({ query: 'surf', testnet: 'include' }), [[real, false], [test, true]], 'include: both, each flagged')
+  t.same(await found({ testnet: 'only' }), [[test, true]])
+  t.same(await found({ network: 'base-sepolia' }), [[test, true]], 'a test network named as the argument')
+  t.same(await found({ query: 'surf on base sepolia' }), [[test, true]], 'or in the query')
+  const bad = await client.callTool({ name: 'search_services', arguments: { testnet: 'maybe' } }) as CallToolResult
+  t.ok(bad.isError)
+  t.match(JSON.stringify(bad.content), /testnet/, 'the error names the argument')
+})
+
 /** JSON-RPC tools/call messages of search_services, numbered from `from`. */
 function searches (count: number, args: Record<string, unknown>, from = 1): JSONRPCMessage[] {
   return Array.from({ length: count }, (_, i) => ({ jsonrpc: '2.0' as const, id: from + i, method: 'tools/call', params: { name: 'search_services', arguments: args } }))

@@ -356,6 +356,22 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     await context.close()
   })
 
+  await t.test('test-network listings: left out until the box is ticked, then shown with a badge', async (t) => {
+    const { page, problems } = await open('/?q=しゅくじつ')
+    await page.locator('#state h2').waitFor()
+    t.match(await page.locator('#state').textContent(), /No services match/, 'the holiday calendar takes test payments only: not listed')
+    t.notOk(await page.locator('#testnet').isChecked())
+    await page.locator('label[for="testnet"]').click()
+    await page.waitForURL(/testnet=include/)
+    await page.locator('.result').first().waitFor()
+    t.equal(await firstName(page), '祝日カレンダー API')
+    t.equal(await page.locator('.result').first().locator('.badge-testnet').textContent(), 'Test network')
+    await page.goBack()
+    await page.locator('#state h2').waitFor()
+    t.notOk(await page.locator('#testnet').isChecked(), 'back: the box is clear again')
+    t.same(problems, [])
+  })
+
   await t.test('no results, and a phone-sized screen', async (t) => {
     const { page } = await open('/?q=zzqxjv&status=inactive')
     await page.setViewportSize({ width: 375, height: 812 })

@@ -22,7 +22,7 @@ test('the demo catalog starts as fresh registrations do: unverified, never check
   const measured = ['status', 'uptimeScore', 'lastChecked', 'trustScore', 'usage']
   t.same(demo.flatMap((entry) => measured.filter((key) => key in entry)), [], 'the fixture holds no figure a probe or a payment would measure')
   const app = await build(t)
-  const services = (await app.inject('/api/services?limit=100')).json() as Array<{ id: string, status: string, trustScore: number }>
+  const services = (await app.inject('/api/services?limit=100&testnet=include')).json() as Array<{ id: string, status: string, trustScore: number }>
   t.equal(services.length, demo.length)
   for (const service of services) {
     t.match(service, { status: 'unverified', trustScore: 10 }, `${service.id} is unverified, trust 10 (a new registration's)`)
@@ -103,7 +103,7 @@ test('OpenAPI 3.1 from the schemas, and a docs UI', async (t) => {
   t.ok(post.requestBody.content['application/json'].schema.properties.pricing, 'registration body schema is published')
   t.same(post.security, [{ bearerAuth: [] }])
   const params = spec.paths['/api/services'].get.parameters.map((p: { name: string }) => p.name)
-  t.same(params.sort(), ['category', 'chain', 'network', 'limit', 'maxPricePerRequest', 'offset', 'query', 'sortBy', 'sortOrder', 'status'].sort())
+  t.same(params.sort(), ['category', 'chain', 'network', 'limit', 'maxPricePerRequest', 'offset', 'query', 'sortBy', 'sortOrder', 'status', 'testnet'].sort())
   const docs = await app.inject('/docs/')
   t.equal(docs.statusCode, 200)
   t.match(docs.headers['content-type'], /html/)

@@ -6,7 +6,7 @@
  */
 import { test } from 'tap'
 import { generateServices, type SeedEntry } from '../../bench/generate.js'
-import { resolveNetwork } from '../../src/domain/networks.js'
+import { isTestListing, isTestNetwork, resolveNetwork } from '../../src/domain/networks.js'
 import { seedRecords } from '../../src/domain/seed.js'
 import { priceBound } from '../../src/domain/service-query.js'
 import { parseConstraints } from '../../src/search/constraints.js'
@@ -19,7 +19,7 @@ const LIMIT = 10
 const TOP = 3
 const MIN_EXACT = 0.95
 
-interface Service { name: string, endpoint: string, status: string, supportedChains: string[], pricing: { pricePerRequest: string } }
+interface Service { name: string, endpoint: string, status: string, supportedChains: string[], testnet: boolean, pricing: { pricePerRequest: string } }
 
 const atomic = (price: string): number => {
   const bound = priceBound(price)
@@ -27,10 +27,14 @@ const atomic = (price: string): number => {
   return bound.atomic
 }
 
-/** Whether a service (the API's view) passes the case's filters. */
+/**
+ * Whether a service (the API's view) passes the case's filters, and is one a search shows:
+ * test-network listings only when the case names a test network.
+ */
 function passes (c: ConstraintCase, service: Service): boolean {
   const { chain, status, maxPricePerRequest } = c.filters
   if (chain !== undefined && !service.supportedChains.includes(chain)) return false
+  if (service.testnet && (chain === undefined || !isTestNetwork(chain))) return false
   if (status !== undefined && service.status !== status) return false
   if (maxPricePerRequest !== undefined && atomic(service.pricing.pricePerRequest) > atomic(maxPricePerRequest)) return false
   return true
@@ -42,7 +46,7 @@ function relevant (c: ConstraintCase, entries: readonly SeedEntry[]): Set<string
   for (const entry of entries) {
     if (!entry.endpoint.endsWith(`/${c.topic}`)) continue
     const chains = [entry.x402Config.network, ...(entry.supportedChains ?? [])].map((name) => resolveNetwork(name)?.id ?? name)
-    const service: Service = { name: entry.name, endpoint: entry.endpoint, status: entry.status ?? 'unverified', supportedChains: chains, pricing: entry.pricing }
+    const service: Service = { name: entry.name, endpoint: entry.endpoint, status: entry.status ?? 'unverified', supportedChains: chains, testnet: isTestListing(chains), pricing: entry.pricing }
     if (passes(c, service)) found.add(new URL(entry.endpoint).href)
   }
   return found

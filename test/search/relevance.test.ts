@@ -57,11 +57,15 @@ function resultProblem (result: unknown, withReason: boolean): string | undefine
   return undefined
 }
 
+/**
+ * Ranking is measured over the whole demo catalog: its test-network listings (which lists
+ * leave out by default, as test/routes/listing.test.ts checks) are included.
+ */
 function urlFor (c: RelevanceCase): string {
   switch (c.endpoint) {
-    case 'catalog': return `/api/catalog/search?${new URLSearchParams({ q: c.q, limit: String(LIMIT) }).toString()}`
-    case 'intent': return `/api/services/search/intent?${new URLSearchParams({ q: c.q, limit: String(LIMIT) }).toString()}`
-    case 'list': return `/api/services?${new URLSearchParams({ query: c.q, limit: String(LIMIT) }).toString()}`
+    case 'catalog': return `/api/catalog/search?${new URLSearchParams({ q: c.q, limit: String(LIMIT), testnet: 'include' }).toString()}`
+    case 'intent': return `/api/services/search/intent?${new URLSearchParams({ q: c.q, limit: String(LIMIT), testnet: 'include' }).toString()}`
+    case 'list': return `/api/services?${new URLSearchParams({ query: c.q, limit: String(LIMIT), testnet: 'include' }).toString()}`
   }
 }
 

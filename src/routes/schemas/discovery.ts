@@ -1,5 +1,6 @@
 /** Query and answer schemas of the discovery routes (src/routes/discovery.ts); the Bazaar envelopes are src/domain/bazaar.ts's. */
 import { Type } from '@sinclair/typebox'
+import { TestnetSchema } from '../../domain/service-query.js'
 import { PageProperties, QueryText } from './common.js'
 
 /** The Bazaar client's filters (ListDiscoveryResourcesParams / SearchDiscoveryResourcesParams). */
@@ -9,6 +10,7 @@ const BazaarFilterProperties = {
   scheme: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Payment scheme; the catalog describes "exact" payments' })),
   network: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'x402 name or CAIP-2 id' })),
   extensions: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Extension key. `bazaar`: only resources whose endpoint declares the Bazaar discovery extension (each item carries its extensions.bazaar as declared); any other key (compared exactly) answers an empty list' })),
+  testnet: Type.Optional(TestnetSchema),
   limit: PageProperties.limit
 }
 

@@ -16,6 +16,7 @@ const FilterProperties = {
   chain: ListQueryProperties.chain,
   network: ListQueryProperties.network,
   status: ListQueryProperties.status,
+  testnet: ListQueryProperties.testnet,
   maxPricePerRequest: ListQueryProperties.maxPricePerRequest,
   sortBy: Type.Optional(StringEnum(SORT_FIELDS, { description: 'Default: relevance' })),
   sortOrder: ListQueryProperties.sortOrder

@@ -11,6 +11,7 @@
  */
 import { isJapanese } from '../analysis/normalize.js'
 import { SEARCH_ATTRIBUTES, type QueryWord, type SearchAttribute, type SearchDocument } from '../search-engine.js'
+import { isTestListing } from '../../domain/networks.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 
 /** The three indexed forms of each searchable attribute. */
@@ -38,6 +39,8 @@ export interface MeiliServiceDocument {
   payTo: string
   /** x402 extension keys the endpoint declares (a filter; absent in documents indexed before it). */
   extensions: string[]
+  /** isTestListing of the networks (a filter; absent in documents indexed before it, which count as real). */
+  testnet: boolean
   name: string
   categoryText: string
   description: string
@@ -96,6 +99,7 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     createdAt: doc.createdAt,
     payTo: doc.payTo,
     extensions: [...doc.extensions],
+    testnet: isTestListing(doc.chains),
     name: doc.text.name,
     categoryText: doc.text.category,
     description: doc.text.description,

@@ -39,6 +39,8 @@ export function buildFilter (filter: ServiceFilter): string | undefined {
   if (filter.payTo !== undefined) conditions.push(`payTo = ${quoteFilterValue(payToKey(filter.payTo))}`)
   // `extensions` is an array, like `networks`.
   if (filter.extension !== undefined) conditions.push(`extensions = ${quoteFilterValue(filter.extension)}`)
+  // `!=` also admits a document without the field (indexed before it): a real listing until reindexed.
+  if (filter.testnet !== undefined) conditions.push(`testnet ${filter.testnet ? '=' : '!='} true`)
   return conditions.length === 0 ? undefined : conditions.join(' AND ')
 }
 

@@ -27,7 +27,7 @@ export function indexSettings (): Settings {
   return {
     searchableAttributes: SEARCHABLE_ATTRIBUTES,
     // `id` only to read back the indexed sequence of a batch (idsFilter).
-    filterableAttributes: ['id', ...new Set([...Object.values(FACET_ATTRIBUTES), 'priceAtomic', 'payTo', 'extensions'])],
+    filterableAttributes: ['id', ...new Set([...Object.values(FACET_ATTRIBUTES), 'priceAtomic', 'payTo', 'extensions', 'testnet'])],
     sortableAttributes: [...Object.values(SORT_ATTRIBUTES), 'id'],
     // `sort` first: an explicit order orders the matches, as the embedded engine does;
     // without one the rule is inert and relevance decides, then trust.

@@ -4,12 +4,20 @@
  * become an operator: the routes refuse it anyway, and here a string stays a string.
  */
 import type { Decimal128, Document, Filter, Long, Sort } from 'mongodb'
+import { TEST_NETWORK_IDS } from '../../domain/networks.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { CatalogFilter, ServiceSort } from '../../domain/catalog-query.js'
 import type { PaymentFilter, PaymentSummary } from '../../domain/payment.js'
 import type { PaymentDocument, ServiceDocument } from './mapping.js'
 import { EQUALITY_FILTER_KEYS, EXTENSION_FIELDS, SORT_KEYS } from './schema.js'
 import { fromAtomicDecimal, fromLong, toAmountLong, toLong } from './mapping.js'
+
+/**
+ * isTestListing as an expression: none of the document's chains is outside the test networks
+ * (the validator keeps at least one). An expression, not an operator on supportedChains, so
+ * the planner never takes the multikey chain index for it and keeps walking a sort index.
+ */
+const TEST_LISTING = { $eq: [{ $size: { $setDifference: [`$${EQUALITY_FILTER_KEYS.chain}`, { $literal: TEST_NETWORK_IDS }] } }, 0] }
 
 export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
   const query: Record<string, unknown> = {}
@@ -22,6 +30,7 @@ export function serviceFilter (filter: CatalogFilter): Filter<ServiceDocument> {
   if (filter.payTo !== undefined) query.payToKey = { $eq: payToKey(filter.payTo) }
   // The partial index bazaar_trustScore_id serves this (its filter expression is the same).
   if (filter.extension !== undefined) query[EXTENSION_FIELDS[filter.extension]] = { $exists: true }
+  if (filter.testnet !== undefined) query.$expr = filter.testnet ? TEST_LISTING : { $not: [TEST_LISTING] }
   return query as Filter<ServiceDocument>
 }
 

@@ -7,6 +7,7 @@ import { MongoBulkWriteError, MongoServerError, type ClientSession, type Documen
 import { DuplicateEndpointError } from '../../errors.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import type { HttpMethod } from '../../domain/http-method.js'
+import type { FirstProbeTime } from '../../domain/probe-schedule.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { CatalogFacets, Displacement, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
 import { jsonArrayBytes } from '../json-page.js'
@@ -51,18 +52,21 @@ export class MongoServices implements ServiceStore {
       await this.#connection.services.countDocuments({ resource: { $eq: record.resource }, method: { $eq: record.method }, _id: { $ne: record.id } }, { limit: 1 }) > 0)
   }
 
-  async insertService (record: ServiceRecord): Promise<void> {
-    await this.insertServices([record])
+  async insertService (record: ServiceRecord, firstProbeAt?: FirstProbeTime): Promise<void> {
+    await this.insertServices([record], firstProbeAt)
   }
 
-  async insertServices (records: readonly ServiceRecord[]): Promise<void> {
+  async insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void> {
     if (records.length === 0) return
     const connection = this.#connection
     try {
       await connection.transaction(async (session) => {
         const stored = await underOriginClaims(connection, session, records)
         const first = await connection.reserve(session, records.length)
-        await connection.services.insertMany(stored.map((record, i) => toServiceDocument(record, first + i)), { session, ordered: true })
+        await connection.services.insertMany(stored.map((record, i) => {
+          const at = firstProbeAt?.(record) ?? null
+          return { ...toServiceDocument(record, first + i), nextProbeAt: at === null ? null : new Date(at) }
+        }), { session, ordered: true })
         // A service registered again under a deleted id is live, not deleted.
         await connection.tombstones.deleteMany({ _id: { $in: records.map((r) => r.id) } }, { session })
       })

@@ -15,11 +15,15 @@
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import { StoreUnavailableError } from '../../errors.js'
 import { WorkerRpc } from '../../lib/worker-rpc.js'
-import type { ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { CatalogFacets, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 
-export interface ListRequest { kind: 'records' | 'json', filter: CatalogFilter, sort: ServiceSort, page: Page, slot: number }
+export type ListRequest =
+  | { kind: 'records' | 'json', filter: CatalogFilter, sort: ServiceSort, page: Page, slot: number }
+  /** countFacets: the list index counts them too. */
+  | { kind: 'facets', filter: CatalogFilter }
 export type ListAnswer =
   | { records: ServicePage }
+  | { facets: CatalogFacets }
   /** The page's bytes are in the request's slot of the shared memory. */
   | { total: number, length: number }
   /** No slot, or a page larger than one: the bytes themselves. */
@@ -57,10 +61,14 @@ export class ListThread {
     return (answer as { records: ServicePage }).records
   }
 
+  async facets (filter: CatalogFilter): Promise<CatalogFacets> {
+    return (await this.#rpc.call({ kind: 'facets', filter }) as { facets: CatalogFacets }).facets
+  }
+
   async listJson (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServiceJsonPage> {
     const slot = this.#freeSlots.pop() ?? -1
     try {
-      const answer = await this.#rpc.call({ kind: 'json', filter, sort, page, slot }) as Exclude<ListAnswer, { records: ServicePage }>
+      const answer = await this.#rpc.call({ kind: 'json', filter, sort, page, slot }) as Exclude<ListAnswer, { records: ServicePage } | { facets: CatalogFacets }>
       if ('json' in answer) return answer
       // Copied before the slot is freed: the next list may write over it. Not zero-filled
       // first, and a small page comes from Node's buffer pool.

@@ -12,6 +12,7 @@ const bytes = new Uint8Array(shared)
 const store = new SqliteCatalogStore(dataDir, { layoutReady: true, pageCacheKib: 1024 })
 
 serveRpc<ListRequest, ListAnswer>(parentPort as NonNullable<typeof parentPort>, async (request) => {
+  if (request.kind === 'facets') return { facets: await store.countFacets(request.filter) }
   const { filter, sort, page, slot } = request
   if (request.kind === 'records') return { records: await store.listServices(filter, sort, page) }
   const { json, total } = await store.listServiceJson(filter, sort, page)

@@ -10,7 +10,7 @@ import type { ServiceRecord } from '../../domain/service.js'
 import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
 import { serviceKeysOf, type ServiceKeyValues } from '../../lib/service-columns.js'
 import { releaseGarbage } from '../../release-garbage.js'
-import type { ServiceJsonPage, ServicePage } from '../catalog-store.js'
+import type { CatalogFacets, ServiceJsonPage, ServicePage } from '../catalog-store.js'
 import { jsonArrayBytes } from '../json-page.js'
 import type { SqliteConnection } from './connection.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
@@ -41,6 +41,8 @@ export class ServiceLists {
   readonly records: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServicePage
   /** A page as the bytes GET /api/services sends, in one read transaction. */
   readonly json: (filter: CatalogFilter, sort: ServiceSort, page: Page) => ServiceJsonPage
+  /** countFacets, counted in the list index. */
+  readonly facets: (filter: CatalogFilter) => CatalogFacets
 
   constructor (connection: SqliteConnection) {
     this.#connection = connection
@@ -51,6 +53,10 @@ export class ServiceLists {
     this.json = connection.readTransaction((filter: CatalogFilter, sort: ServiceSort, page: Page): ServiceJsonPage => {
       const { handles, total } = this.#queryListIndex(filter, sort, page)
       return { json: this.#jsonByRowid(handles), total }
+    })
+    this.facets = connection.readTransaction((filter: CatalogFilter): CatalogFacets => {
+      const { category, status, chain } = this.#currentListIndex().facets(filter)
+      return { category, status, network: chain }
     })
   }
 

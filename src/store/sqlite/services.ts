@@ -7,7 +7,9 @@ import Database from 'better-sqlite3'
 import { DuplicateEndpointError } from '../../errors.js'
 import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import type { HttpMethod } from '../../domain/http-method.js'
+import { TEST_NETWORK_IDS } from '../../domain/networks.js'
 import { payToKey } from '../../domain/pay-to.js'
+import type { FirstProbeTime } from '../../domain/probe-schedule.js'
 import type { ServiceJson, ServiceRecord } from '../../domain/service.js'
 import type { CatalogFacets, Displacement, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
 import { underOriginClaim } from './claims.js'
@@ -20,10 +22,10 @@ import { EXTENSION_CONDITIONS, PAY_TO_KEY_SQL } from './schema.js'
 const INSERT = `
   INSERT INTO services (id, seq, name, name_sort, description, endpoint, origin, resource, method, category, currency, price_atomic,
     free_quota, payment_address, network, supported_chains, status, trust_score, uptime_score, last_checked,
-    usage, payment_requirements, owner_id, claimed, call_schema, bazaar_extension, tags, prefill, created_at, updated_at, service_json)
+    usage, payment_requirements, owner_id, claimed, call_schema, bazaar_extension, tags, prefill, created_at, updated_at, service_json, next_probe_at)
   VALUES (@id, ${NEXT_SEQ}, @name, @nameSort, @description, @endpoint, @origin, @resource, @method,
     @category, @currency, @priceAtomic, @freeQuota, @paymentAddress, @network, @supportedChains, @status,
-    @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @callSchema, @bazaarExtension, @tags, @prefill, @createdAt, @updatedAt, @serviceJson)`
+    @trustScore, @uptimeScore, @lastChecked, @usage, @paymentRequirements, @ownerId, @claimed, @callSchema, @bazaarExtension, @tags, @prefill, @createdAt, @updatedAt, @serviceJson, @nextProbeAt)`
 
 const UPDATE = `
   UPDATE services SET seq = ${NEXT_SEQ}, name = @name, name_sort = @nameSort, description = @description,
@@ -38,7 +40,7 @@ export class SqliteServices implements ServiceStore {
   readonly #connection: SqliteConnection
   readonly #lists: ServiceLists
   readonly #listThread: ListThread | undefined
-  readonly #insertMany: (records: readonly ServiceRecord[]) => void
+  readonly #insertMany: (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime) => void
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   /**
@@ -52,8 +54,8 @@ export class SqliteServices implements ServiceStore {
     this.#connection = connection
     this.#listThread = listThread
     this.#lists = new ServiceLists(connection)
-    this.#insertMany = connection.writeTransaction((records: readonly ServiceRecord[]) => {
-      for (const record of records) this.#insertOne(record)
+    this.#insertMany = connection.writeTransaction((records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime) => {
+      for (const record of records) this.#insertOne(record, firstProbeAt)
     })
     this.rewrite = connection.writeTransaction((written: ServiceRecord): boolean => {
       const record = underOriginClaim(connection, written)
@@ -101,21 +103,22 @@ export class SqliteServices implements ServiceStore {
     }
   }
 
-  #insertOne (written: ServiceRecord): void {
+  #insertOne (written: ServiceRecord, firstProbeAt?: FirstProbeTime): void {
     const connection = this.#connection
     const record = underOriginClaim(connection, written)
-    this.#uniqueEndpoint(() => connection.statement(INSERT).run(toParams(record)), record)
+    const nextProbeAt = firstProbeAt?.(record) ?? null
+    this.#uniqueEndpoint(() => connection.statement(INSERT).run({ ...toParams(record), nextProbeAt }), record)
     // An id that comes back (a demo service re-seeded) is live again: its tombstone goes.
     connection.statement('DELETE FROM service_tombstones WHERE id = ?').run(record.id)
     for (const chain of record.supportedChains) connection.statement('INSERT INTO service_chains (service_id, chain) VALUES (?, ?)').run(record.id, chain)
   }
 
-  async insertService (record: ServiceRecord): Promise<void> {
-    this.#insertMany([record])
+  async insertService (record: ServiceRecord, firstProbeAt?: FirstProbeTime): Promise<void> {
+    this.#insertMany([record], firstProbeAt)
   }
 
-  async insertServices (records: readonly ServiceRecord[]): Promise<void> {
-    this.#insertMany(records)
+  async insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void> {
+    this.#insertMany(records, firstProbeAt)
     // A bulk load changes the data's shape: refresh the planner's statistics.
     this.#connection.db.pragma('optimize')
   }
@@ -193,6 +196,12 @@ export class SqliteServices implements ServiceStore {
       where.push('EXISTS (SELECT 1 FROM service_chains c WHERE c.chain = @chain AND c.service_id = services.id)')
       params.chain = filter.chain
     }
+    if (filter.testnet !== undefined) {
+      // isTestListing on the row's own few chains: some, and none outside the test networks.
+      const test = 'json_array_length(services.supported_chains) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(services.supported_chains) c WHERE c.value NOT IN (SELECT value FROM json_each(@testNetworks)))'
+      where.push(filter.testnet ? `(${test})` : `NOT (${test})`)
+      params.testNetworks = JSON.stringify(TEST_NETWORK_IDS)
+    }
     return { where, params }
   }
 
@@ -219,16 +228,9 @@ export class SqliteServices implements ServiceStore {
     return new Map(rows.map((row) => [row.category, row.n]))
   }
 
+  // Counted in the list index, as the lists are: SQL read every matching row once per facet
+  // (~70 ms at 100k services, ten times that with the default test-network filter).
   async countFacets (filter: CatalogFilter): Promise<CatalogFacets> {
-    const { where, params } = this.#where(filter)
-    const matching = `SELECT id, category, status FROM services${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}`
-    const count = (sql: string): Record<string, number> =>
-      Object.fromEntries((this.#connection.rawStatement(sql).all(params) as Array<[string, number]>).map(([value, n]) => [value, n]))
-    // One read transaction: the three counts see the same catalog.
-    return this.#connection.readTransaction(() => ({
-      category: count(`SELECT category, COUNT(*) FROM (${matching}) GROUP BY category`),
-      status: count(`SELECT status, COUNT(*) FROM (${matching}) GROUP BY status`),
-      network: count(`SELECT c.chain, COUNT(*) FROM (${matching}) m JOIN service_chains c ON c.service_id = m.id GROUP BY c.chain`)
-    }))()
+    return this.#listThread !== undefined ? await this.#listThread.facets(filter) : this.#lists.facets(filter)
   }
 }

@@ -83,6 +83,9 @@ test('filter values cannot change the expression: hostile values parse back as t
   t.equal(idsFilter(['svc_a', 'x"y']), 'id IN ["svc_a", "x\\"y"]')
   // `extensions` is an array of keys: equality matches a document listing the key.
   t.same(parseConditions(buildFilter({ extension: 'bazaar', status: 'verified' }) as string), [['status', '=', 'verified'], ['extensions', '=', 'bazaar']])
+  // `!=` admits documents indexed before the field (none says true): real listings, as they were.
+  t.equal(buildFilter({ testnet: false }), 'testnet != true')
+  t.equal(buildFilter({ status: 'verified', testnet: true }), 'status = "verified" AND testnet = true')
 })
 
 test('sorts: the field, then the id in the same direction', async (t) => {
@@ -96,7 +99,7 @@ test('sorts: the field, then the id in the same direction', async (t) => {
 test('index settings', async (t) => {
   const settings = indexSettings()
   t.same(settings.searchableAttributes, ['name', 'name_ja', 'name_kana', 'description', 'description_ja', 'description_kana', 'categoryText', 'category_ja', 'category_kana'], 'name, description, then category (category-only matches last among ties): each raw, kuromoji terms, readings')
-  for (const attribute of ['category', 'status', 'networks', 'priceAtomic', 'payTo', 'extensions']) t.ok(settings.filterableAttributes?.includes(attribute), `${attribute} is filterable`)
+  for (const attribute of ['category', 'status', 'networks', 'priceAtomic', 'payTo', 'extensions', 'testnet']) t.ok(settings.filterableAttributes?.includes(attribute), `${attribute} is filterable`)
   for (const attribute of ['priceAtomic', 'trustScore', 'nameSort', 'createdAt', 'id']) t.ok(settings.sortableAttributes?.includes(attribute), `${attribute} is sortable`)
   t.same(settings.rankingRules, ['sort', 'words', 'typo', 'proximity', 'attribute', 'exactness', 'trustScore:desc'])
   t.same(settings.typoTolerance, { enabled: true, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 } })
@@ -126,6 +129,8 @@ test('documents carry kuromoji terms and hiragana readings; queries are sent the
   t.same(doc.extensions, [], 'declaring nothing: no extension keys')
   const declaring = toMeiliDocument(toSearchDocument({ ...weather, bazaarExtension: { info: { input: { type: 'http', method: 'GET' } } } }, 13, tokenizer))
   t.same(declaring.extensions, ['bazaar'], 'declaring the Bazaar extension: its key, the filter\'s value')
+  t.equal(doc.testnet, false, 'a listing on a real network')
+  t.equal(toMeiliDocument(toSearchDocument({ ...weather, network: 'eip155:84532', supportedChains: ['eip155:84532'] }, 14, tokenizer)).testnet, true, 'on base-sepolia alone: a test-network listing')
 
   const english = records.find((r) => !/[\u3040-\u30FF\u4E00-\u9FFF]/.test(r.name + r.description)) ?? records[0]
   if (english === undefined) return

@@ -21,6 +21,7 @@ import {
 import { redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/connection.js'
 import { duplicateEndpointOf } from '../../../src/store/mongodb/services.js'
 import { paymentUpserts } from '../../../src/store/mongodb/payments.js'
+import { TEST_NETWORK_IDS } from '../../../src/domain/networks.js'
 import { PAYMENT_ORDER, paymentFilter, paymentSummaryPipeline, serviceFilter, serviceSort, toPaymentSummary } from '../../../src/store/mongodb/query.js'
 import {
   API_KEY_VALIDATOR, CHECKPOINT_INDEXES, CHECKPOINT_VALIDATOR, COLLECTIONS, EQUALITY_FILTER_KEYS, PAYMENT_INDEXES, PAYMENT_VALIDATOR, PAY_TO_SCAN_INDEXES,
@@ -379,6 +380,13 @@ test('the payTo filter: an exact match on the stored payToKey, EVM lower-cased, 
   const keys = serviceIndexes().map((index) => Object.keys(index.key as object).join())
   t.ok(keys.includes('payToKey,_id'), 'the Bazaar payTo filter is served by an index')
   t.ok(keys.includes('network,payToKey,createdAt,_id'), 'payTosOn and servicesByPayTo (oldest first) are served by an index')
+})
+
+test('the testnet filter: an expression over supportedChains, never an index bound on it', async (t) => {
+  const test = { $eq: [{ $size: { $setDifference: ['$supportedChains', { $literal: TEST_NETWORK_IDS }] } }, 0] }
+  t.same(serviceFilter({ testnet: true }), { $expr: test }, 'a test-network listing: no chain outside the test networks')
+  t.same(serviceFilter({ testnet: false, chain: 'eip155:8453' }), { supportedChains: { $eq: 'eip155:8453' }, $expr: { $not: [test] } }, 'beside a chain equality on the same field')
+  t.ok(TEST_NETWORK_IDS.includes('eip155:84532') && !TEST_NETWORK_IDS.includes('eip155:8453'), 'base-sepolia is one, base is not')
 })
 
 test('the extension filter: the declaration field present, served by a partial index on the discovery order', async (t) => {
