@@ -38,6 +38,10 @@ export interface Config {
   searchThreads: number
   /** Seconds between scheduled passes over each source (docs/sources.md); 0: only `npm run catalog -- sources sync`. */
   sourceSyncIntervalS: number
+  /** 'embedded': the API process runs the scheduled source passes; 'external': `npm run sources` does. */
+  sourceSync: 'embedded' | 'external'
+  /** Seconds between passes over each `catalog` source, which follow the other catalog's change feed (a whole read still comes every sourceSyncIntervalS). */
+  sourceFollowIntervalS: number
   /** SQLite store: lists (and their pages' JSON) are read on a thread of their own; false reads them on the API thread. */
   listThread: boolean
   /** Which CatalogStore adapter src/adapters.ts opens. */
@@ -131,6 +135,8 @@ const ENV = Type.Object({
   CATALOG_EXPORT_CACHE_MB: Type.Number({ minimum: 1, maximum: 1_048_576, default: 512, description: 'a number of megabytes from 1 to 1048576' }),
   CATALOG_SEARCH_THREADS: integer(1, 0, 16, ' (search on the API thread)'),
   CATALOG_SOURCE_SYNC_INTERVAL_S: integer(3600, 0, 30 * 86_400),
+  CATALOG_SOURCE_SYNC: mode,
+  CATALOG_SOURCE_FOLLOW_INTERVAL_S: integer(2, 1, 86_400),
   CATALOG_LIST_THREAD: StringEnum(['0', '1'], { default: '1', description: '1 (lists on a thread of their own) or 0 (on the API thread)' }),
   CATALOG_RATE_LIMIT: StringEnum(['0', '1'], { default: '1', description: '1 (on) or 0 (off)' }),
   CATALOG_RATE_LIMIT_WINDOW_S: integer(60, 1, 86_400),
@@ -256,6 +262,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     searchThreads: parsed.CATALOG_SEARCH_THREADS,
     listThread: parsed.CATALOG_LIST_THREAD === '1',
     sourceSyncIntervalS: parsed.CATALOG_SOURCE_SYNC_INTERVAL_S,
+    sourceSync: parsed.CATALOG_SOURCE_SYNC,
+    sourceFollowIntervalS: parsed.CATALOG_SOURCE_FOLLOW_INTERVAL_S,
     changeFollowMs: parsed.CATALOG_CHANGE_FOLLOW_MS ?? (local ? 0 : 100),
     store,
     search,

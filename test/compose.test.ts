@@ -40,8 +40,8 @@ function interpolate (value: string, env: Record<string, string>): string {
   })
 }
 
-test('the six services, each with a health check', async (t) => {
-  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo', 'prober', 'watcher'])
+test('the seven services, each with a health check', async (t) => {
+  t.same(Object.keys(services).sort(), ['api', 'indexer', 'meilisearch', 'mongo', 'prober', 'sources', 'watcher'])
   for (const [name, service] of Object.entries(services)) {
     t.ok(service.healthcheck?.test !== undefined && service.healthcheck.test.length > 0, `${name} has a health check`)
     t.ok(service.image !== undefined, `${name} names its image`)
@@ -54,7 +54,7 @@ test('third-party images are pinned; ours are built from the Dockerfile', async 
     t.match(image, /^[\w./-]+:v?\d+\.\d+(\.\d+)?$/, `${name}: ${image} has a version tag`)
   }
   t.equal(services.meilisearch?.image, 'getmeili/meilisearch:v1.35.0')
-  for (const name of ['api', 'indexer', 'prober', 'watcher']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
+  for (const name of ['api', 'indexer', 'prober', 'sources', 'watcher']) t.equal(services[name]?.build, '.', `${name} is built from the Dockerfile`)
   const ci = parse(read('.github/workflows/ci.yml')) as { jobs: { test: { services: { meilisearch: { image: string } }, steps: Array<{ run?: string }>, env: Record<string, string> } } }
   t.equal(ci.jobs.test.services.meilisearch.image, services.meilisearch?.image, 'CI tests against the Meilisearch version compose runs')
   t.ok(ci.jobs.test.steps.some((step) => step.run?.includes(services.mongo?.image ?? '?') === true), 'and the MongoDB version')
@@ -132,6 +132,26 @@ test('the prober runs exactly once: in its own service, not in the API', async (
   const prober = configOf('prober')
   t.match(prober, { store: { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' } }, 'the prober opens the API\'s store')
   t.ok(prober.probeIntervalS > 0, 'with scheduled probing on (it refuses to start otherwise)')
+})
+
+test('source passes run once: in their own service, not in the API', async (t) => {
+  const secrets = { MEILI_MASTER_KEY: 'compose-test-master-key-0123456789' }
+  const configOf = (name: string): ReturnType<typeof loadConfig> =>
+    loadConfig(Object.fromEntries(Object.entries(services[name]?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), secrets)])))
+  t.equal(configOf('api').sourceSync, 'external', 'the API leaves source passes to the sources service')
+  const sources = services.sources as Service & { deploy?: { replicas?: number } }
+  t.same(sources.command, ['node', 'dist/src/cli/source-sync.js'])
+  t.equal(sources.deploy?.replicas ?? 1, 1, 'with one replica')
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
+  t.equal(scripts.sources, 'node dist/src/cli/source-sync.js', 'the same entry as npm run sources')
+  t.same(sources.healthcheck?.test, ['CMD', 'node', 'dist/src/cli/source-sync.js', 'check'])
+  t.equal(sources.depends_on?.mongo?.condition, 'service_healthy', 'it waits for its store')
+  t.equal(sources.depends_on?.api?.condition, 'service_healthy', 'and for the API, which loads the demo catalog only into an empty store')
+  for (const variable of Object.keys(sources.environment ?? {})) t.ok(configVariables.has(variable), `sources: ${variable} is read by src/config.ts`)
+  const config = configOf('sources')
+  t.match(config, { store: { kind: 'mongodb', url: 'mongodb://mongo:27017/catalog?replicaSet=rs0' } }, 'it opens the API\'s store')
+  t.ok(config.sourceSyncIntervalS > 0, 'with scheduled passes on (it refuses to start otherwise)')
+  t.equal(config.probeIntervalS, configOf('prober').probeIntervalS, 'and the prober\'s interval, over which new listings\' first probes are spread')
 })
 
 test('the chain watcher runs once, in its own service with the chain profile, not in the API', async (t) => {

@@ -101,6 +101,12 @@ test('probing: defaults and bounds', async (t) => {
   t.throws(() => loadConfig({ CATALOG_PROBE_CONCURRENCY: '0' }), { message: /CATALOG_PROBE_CONCURRENCY/ })
 })
 
+test('source passes: in the API by default; CATALOG_SOURCE_SYNC=external leaves them to npm run sources', async (t) => {
+  t.match(loadConfig({}), { sourceSync: 'embedded', sourceSyncIntervalS: 3600 })
+  t.equal(loadConfig({ CATALOG_SOURCE_SYNC: 'external' }).sourceSync, 'external')
+  t.throws(() => loadConfig({ CATALOG_SOURCE_SYNC: 'elsewhere' }), { message: 'CATALOG_SOURCE_SYNC must be embedded or external, got "elsewhere"' })
+})
+
 test('the change feed is checked per request when store and engine are local, followed on an interval otherwise', async (t) => {
   t.equal(loadConfig({}).changeFollowMs, 0)
   t.equal(loadConfig({ CATALOG_STORE: 'mongodb', MONGO_URL: 'mongodb://127.0.0.1:27017/catalog' }).changeFollowMs, 100)

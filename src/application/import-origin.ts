@@ -55,16 +55,19 @@ export interface ReadOrigin { origin: string, document: string, resources: Origi
 /** The documents an origin may list its paid resources in, in the order they are taken (x402scan's). */
 export const ORIGIN_DOCUMENT_PATHS = [...OPENAPI_DOCUMENT_PATHS, ORIGIN_DOCUMENT_PATH] as const
 
+/** A guarded GET of a JSON document (the prober's fetchOriginDocument). */
+export type DocumentReader = (url: string, maxBytes: number) => Promise<{ ok: true, document: unknown } | { ok: false, reason: string }>
+
 /**
  * Reads an origin's documents and takes the first that lists a paid resource: /openapi.json,
  * /.well-known/openapi.json, then /.well-known/x402. The three are read at once, so the whole
  * read takes one probe budget (CATALOG_PROBE_TIMEOUT_MS), not three. When none lists one, an
- * OriginDocumentError (422) says what each answered, and nothing is written.
+ * OriginDocumentError (422) says what each answered, and nothing is written. `origin` is
+ * canonical (canonicalOrigin); origin import and `origin` sources both read this way.
  */
-export async function readOrigin (app: FastifyInstance, originInput: string): Promise<ReadOrigin> {
-  const origin = canonicalOrigin('origin', originInput)
+export async function readOriginDocuments (readJson: DocumentReader, origin: string): Promise<ReadOrigin> {
   const reads = await Promise.all(ORIGIN_DOCUMENT_PATHS.map(async (path): Promise<OriginDocument> => {
-    const fetched = await app.prober.fetchOriginDocument(origin + path, MAX_ORIGIN_DOCUMENT_BYTES)
+    const fetched = await readJson(origin + path, MAX_ORIGIN_DOCUMENT_BYTES)
     if (!fetched.ok) return fetched
     return path === ORIGIN_DOCUMENT_PATH ? readOriginDocument(origin, fetched.document) : await readOpenApiDocument(origin, fetched.document)
   }))
@@ -73,6 +76,11 @@ export async function readOrigin (app: FastifyInstance, originInput: string): Pr
   if (read?.ok === true) return { origin, document: origin + (ORIGIN_DOCUMENT_PATHS[taken] as string), resources: read.resources }
   const why = ORIGIN_DOCUMENT_PATHS.map((path, i) => `${path}: ${(reads[i] as { reason: string }).reason}`)
   throw new OriginDocumentError(`${origin} lists no paid resource: ${why.join('; ')}`)
+}
+
+/** readOriginDocuments for POST /api/origins/import, through the API's prober. */
+export async function readOrigin (app: FastifyInstance, originInput: string): Promise<ReadOrigin> {
+  return await readOriginDocuments(app.prober.fetchOriginDocument, canonicalOrigin('origin', originInput))
 }
 
 /**

@@ -9,11 +9,15 @@ import { CatalogError, UsageError } from '../errors.js'
 import { PROGRAM } from './run.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
-export const SOURCES_HELP = `  sources add URL --kind bazaar   add a source: a facilitator or catalog serving the Bazaar
-                       list at URL/discovery/resources
+export const SOURCES_HELP = `  sources add URL --kind bazaar|catalog|origin
+                       add a source: bazaar, a facilitator or catalog serving the Bazaar list at
+                       URL/discovery/resources; catalog, another instance of this catalog,
+                       followed through URL/api/changes; origin, an origin whose OpenAPI
+                       document or /.well-known/x402 lists its paid resources
   sources list         every source, its last pass and its counts
   sources sync ID      run one pass over the source now and print its report: exit 0 when the
-                       pass read the whole list, 1 when it could not (the message names the source)
+                       pass read the whole list (a catalog: its changes since the last pass), 1
+                       when it could not (the message names the source)
   sources remove ID    remove the source; listings it alone listed become inactive
   --json               list and sync print one JSON value on stdout`
 
@@ -45,7 +49,7 @@ export async function runSources (store: CatalogStore, config: Config, command: 
       if (target === undefined) throw new UsageError('sources add needs the source URL')
       if (command.kind === undefined) throw new UsageError(`sources add needs --kind (${SOURCE_KINDS.join(', ')})`)
       if (!(SOURCE_KINDS as readonly string[]).includes(command.kind)) throw new UsageError(`--kind must be one of ${SOURCE_KINDS.join(', ')}, got "${command.kind}"`)
-      const source: SourceRecord = { id: newSourceId(), kind: command.kind as SourceKind, url: canonicalSourceUrl(target), createdAt: new Date().toISOString(), lastSync: null, lastCompleteAt: null }
+      const source: SourceRecord = { id: newSourceId(), kind: command.kind as SourceKind, url: canonicalSourceUrl(target, command.kind as SourceKind), createdAt: new Date().toISOString(), lastSync: null, lastCompleteAt: null }
       await store.insertSource(source)
       console.log(command.json ? JSON.stringify(source) : `added ${source.id}: ${source.kind} ${source.url} (npm run catalog -- sources sync ${source.id} reads it now)`)
       return 0
@@ -54,20 +58,17 @@ export async function runSources (store: CatalogStore, config: Config, command: 
       if (target !== undefined) throw new UsageError(`unknown argument "${target}"`)
       const sources = await store.listSources()
       if (command.json) console.log(JSON.stringify(sources))
-      else if (sources.length === 0) console.log('no sources (npm run catalog -- sources add URL --kind bazaar adds one)')
+      else if (sources.length === 0) console.log('no sources (npm run catalog -- sources add URL --kind bazaar|catalog|origin adds one)')
       else for (const source of sources) console.log(`${source.id}  ${source.kind}  ${source.url}  ${summary(source.lastSync)}`)
       return 0
     }
     case 'sync': {
       const source = await sourceOf(store, target, 'sync')
       // Loaded only here: the reader pulls in the HTTP client, inference the Japanese analyzer.
-      const [{ HttpEndpointProber }, { loadTokenizer }, { CategoryInference }] = await Promise.all([
-        import('../prober/endpoint-prober.js'), import('../search/analysis/tokenizer.js'), import('../search/category-inference.js')
-      ])
-      const reader = new HttpEndpointProber({ timeoutMs: config.probeTimeoutMs, allowPrivate: config.probeAllowPrivate, perAddress: config.probePerHost })
-      const inference = new CategoryInference(await loadTokenizer())
+      const { openPassReader, pick } = await import('../sources/scheduled-passes.js')
+      const reader = await openPassReader(config)
       try {
-        const report = await syncSource({ store, readJson: async (url, maxBytes) => await reader.fetchOriginDocument(url, maxBytes), inferCategory: (text) => inference.infer(text) }, source)
+        const report = await syncSource({ store, ...pick(reader), probeIntervalMs: config.probeIntervalS * 1000 }, source)
         if (command.json) console.log(JSON.stringify({ source: { id: source.id, kind: source.kind, url: source.url }, ...report }))
         else {
           console.log(`${source.id} ${source.url}: ${summary(report)}`)

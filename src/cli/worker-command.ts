@@ -1,8 +1,8 @@
 /**
  * The command line of a worker that runs beside the API on one store under a lease (the
- * prober, the chain watcher): no argument runs it; `check` only checks that the store answers
- * (exit 0) and stops, the compose health check, since such a worker can do nothing without
- * its store.
+ * prober, the chain watcher, source sync): no argument runs it; `check` only checks that the
+ * store answers (exit 0) and stops, the compose health check, since such a worker can do
+ * nothing without its store.
  */
 import { openCatalogStore } from '../adapters.js'
 import type { Config } from '../config.js'

@@ -56,6 +56,46 @@ function methodOf (item: Json, entry: Json | undefined): HttpMethod {
   return (HTTP_METHODS as readonly string[]).includes(method ?? '') ? method as HttpMethod : 'GET'
 }
 
+/** A payment entry with a fixed price: `exact`, a positive whole amount. */
+function fixedPrice (requirement: PaymentRequirement): boolean {
+  return requirement.scheme === 'exact' && /^\d{1,18}$/.test(requirement.amount) && !/^0+$/.test(requirement.amount)
+}
+
+function noFixedPrice (requirements: readonly PaymentRequirement[]): string {
+  const schemes = [...new Set(requirements.map(({ scheme }) => scheme))].join(', ')
+  return `no fixed price: no exact payment with a positive amount (schemes: ${schemes}; amounts: ${requirements.map(({ amount }) => JSON.stringify(amount)).join(', ')})`
+}
+
+/**
+ * A resource an origin's document lists, read from its own 402 answer (an `origin` source) by
+ * the rules an item is read by: its fixed-price terms and the text the answer offers.
+ */
+export function readAnswerItem (endpoint: string, method: HttpMethod, accepts: readonly PaymentRequirement[], answer: AnswerText | undefined): ItemRead {
+  const priced = accepts.filter(fixedPrice)
+  if (priced.length === 0) return { ok: false, item: endpoint, reason: noFixedPrice(accepts) }
+  try {
+    return { ok: true, body: listedBody(endpoint, method, chooseRequirement(priced, undefined), answer) }
+  } catch (err) {
+    if (err instanceof ValidationError) return { ok: false, item: endpoint, reason: err.message }
+    throw err
+  }
+}
+
+/** The listing an item or answer makes from its chosen payment entry and its text. */
+function listedBody (endpoint: string, method: HttpMethod, chosen: ReturnType<typeof chooseRequirement>, answer: AnswerText | undefined): Extract<ItemRead, { ok: true }>['body'] {
+  const listed = listingText(answer, endpoint, method)
+  return {
+    endpoint,
+    method,
+    name: listed.name,
+    description: listed.description,
+    tags: listed.tags,
+    category: '',
+    pricing: { currency: chosen.currency, pricePerRequest: chosen.price },
+    x402Config: { paymentAddress: chosen.requirement.payTo, network: chosen.requirement.network }
+  }
+}
+
 /** Reads one item; `position` (1-based) names it in a report when it has no resource. */
 export function readBazaarItem (item: unknown, position: number): ItemRead {
   const size = Buffer.byteLength(JSON.stringify(item) ?? '')
@@ -68,11 +108,8 @@ export function readBazaarItem (item: unknown, position: number): ItemRead {
     const endpoint = normalizeEndpoint(item.resource)
     const entries = requirementsOf(item.accepts)
     if (entries.length === 0) return { ok: false, item: name, reason: 'accepts lists no payment entry' }
-    const priced = entries.filter(({ requirement }) => requirement.scheme === 'exact' && /^\d{1,18}$/.test(requirement.amount) && !/^0+$/.test(requirement.amount))
-    if (priced.length === 0) {
-      const schemes = [...new Set(entries.map(({ requirement }) => requirement.scheme))].join(', ')
-      return { ok: false, item: name, reason: `no fixed price: no exact payment with a positive amount (schemes: ${schemes}; amounts: ${entries.map(({ requirement }) => JSON.stringify(requirement.amount)).join(', ')})` }
-    }
+    const priced = entries.filter(({ requirement }) => fixedPrice(requirement))
+    if (priced.length === 0) return { ok: false, item: name, reason: noFixedPrice(entries.map(({ requirement }) => requirement)) }
     const chosen = chooseRequirement(priced.map(({ requirement }) => requirement), undefined)
     const entry = priced.find(({ requirement }) => requirement === chosen.requirement)?.raw
     const method = methodOf(item, entry)
@@ -84,20 +121,7 @@ export function readBazaarItem (item: unknown, position: number): ItemRead {
     const serviceName = cut(text(item.serviceName) ?? metadataName, MAX_NAME_LENGTH, false)
     if (serviceName !== undefined) answer.serviceName = serviceName
     if (Array.isArray(item.tags)) answer.tags = item.tags.flatMap((tag) => typeof tag === 'string' ? [cleanText(tag, false)] : [])
-    const listed = listingText(answer, endpoint, method)
-    return {
-      ok: true,
-      body: {
-        endpoint,
-        method,
-        name: listed.name,
-        description: listed.description,
-        tags: listed.tags,
-        category: '',
-        pricing: { currency: chosen.currency, pricePerRequest: chosen.price },
-        x402Config: { paymentAddress: chosen.requirement.payTo, network: chosen.requirement.network }
-      }
-    }
+    return { ok: true, body: listedBody(endpoint, method, chosen, answer) }
   } catch (err) {
     if (err instanceof ValidationError) return { ok: false, item: name, reason: err.message.replace(/the endpoint's 402 answer/g, 'the item') }
     throw err

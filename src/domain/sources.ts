@@ -7,8 +7,12 @@ import { randomBytes } from 'node:crypto'
 import { ValidationError } from '../errors.js'
 import { canonicalEndpoint } from './endpoint-url.js'
 
-/** bazaar: `{url}/discovery/resources` of a facilitator or catalog. (catalog and origin sources are not built yet.) */
-export const SOURCE_KINDS = ['bazaar'] as const
+/**
+ * bazaar: `{url}/discovery/resources` of a facilitator or catalog, read whole each pass;
+ * catalog: another instance of this catalog, followed through its `{url}/api/changes`;
+ * origin: one origin's paid resources, as its OpenAPI document or /.well-known/x402 lists them.
+ */
+export const SOURCE_KINDS = ['bazaar', 'catalog', 'origin'] as const
 export type SourceKind = typeof SOURCE_KINDS[number]
 
 export const SOURCE_ID_PATTERN = '^src_[a-z0-9]{16}$'
@@ -38,6 +42,19 @@ export interface SyncReport {
   refused: SourceRefusal[]
   /** Why the pass stopped early (a page that failed, a timeout); null for a complete pass. */
   error: string | null
+  /** A catalog source's change feed: where this pass began and ended, and when the feed was last read whole. */
+  feed?: FeedPosition
+}
+
+/**
+ * Where a catalog source is followed from. A pass from `since` 0 reads the whole feed (every live
+ * listing once) and, complete, retires what the source no longer lists; a pass from a later
+ * cursor applies only what changed. `wholeAt` is when the newest whole, complete read began.
+ */
+export interface FeedPosition {
+  since: string
+  next: string
+  wholeAt: string | null
 }
 
 export interface SourceRecord {
@@ -70,15 +87,19 @@ export function newSourceId (): string {
   return `src_${randomBytes(10).toString('hex').slice(0, 16)}`
 }
 
-/** A source's URL as stored: http(s), no credentials, query or fragment, no trailing slash; a ValidationError naming `url` otherwise. */
-export function canonicalSourceUrl (input: string): string {
+/**
+ * A source's URL as stored: http(s), no credentials, query or fragment, no trailing slash (an
+ * `origin` source: the origin alone); a ValidationError naming `url` otherwise.
+ */
+export function canonicalSourceUrl (input: string, kind: SourceKind): string {
   let url: URL
   try {
     url = new URL(canonicalEndpoint(input))
   } catch (err) {
     throw new ValidationError('url', (err as Error).message.replace(/^endpoint: /, ''))
   }
-  if (url.search !== '' || url.hash !== '') throw new ValidationError('url', 'a source URL has no query or fragment: the catalog adds /discovery/resources and its paging itself')
+  if (url.search !== '' || url.hash !== '') throw new ValidationError('url', 'a source URL has no query or fragment: the catalog adds the list\'s path (/discovery/resources, /api/changes) and its paging itself')
+  if (kind === 'origin' && url.pathname !== '/') throw new ValidationError('url', `an origin source is an origin alone (${url.origin}): the catalog reads its documents at their well-known paths`)
   return url.href.replace(/\/+$/, '')
 }
 

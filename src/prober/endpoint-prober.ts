@@ -36,7 +36,8 @@ export function judgeAnswer (read: Extract<EndpointAnswer, { ok: true }>, target
 }
 
 /** A document read from an origin: parsed JSON and the URL that served it, or why it could not be read. */
-export type OriginDocumentRead = { ok: true, url: string, document: unknown } | { ok: false, reason: string }
+/** `status`: the answer's, when it was not 200 (a feed's 410 says start again). */
+export type OriginDocumentRead = { ok: true, url: string, document: unknown } | { ok: false, reason: string, status?: number }
 
 export type HttpProberOptions = Omit<HttpClientOptions, 'userAgent'> & { userAgent?: string }
 
@@ -84,7 +85,7 @@ export class HttpEndpointProber implements EndpointProber {
   async fetchOriginDocument (url: string, maxBytes: number): Promise<OriginDocumentRead> {
     const answer = await this.#client.request(url, 'GET', { readBodyUpTo: maxBytes, sameOrigin: true })
     if (!answer.ok) return { ok: false, reason: answer.reason }
-    if (answer.status !== 200) return { ok: false, reason: `answered ${answer.status}, not 200` }
+    if (answer.status !== 200) return { ok: false, reason: `answered ${answer.status}, not 200`, status: answer.status }
     try {
       return { ok: true, url: answer.url, document: JSON.parse(answer.body ?? '') as unknown }
     } catch {

@@ -59,7 +59,7 @@ async function addSource (app: FastifyInstance, url: string): Promise<SourceReco
 }
 
 async function sync (app: FastifyInstance, source: SourceRecord) {
-  return await syncSource({ store: app.store, readJson: async (url, maxBytes) => await app.prober.fetchOriginDocument(url, maxBytes), inferCategory: app.inferCategory }, source)
+  return await syncSource({ store: app.store, readJson: async (url, maxBytes) => await app.prober.fetchOriginDocument(url, maxBytes), inferCategory: app.inferCategory, readEndpoint: async (endpoint, method, options) => await app.prober.read(endpoint, method, options) }, source)
 }
 
 async function detail (app: FastifyInstance, id: string) {
@@ -214,4 +214,21 @@ test('a source on a loopback address is refused by the prober\'s guard, naming t
   t.match(report, { complete: false, seen: 0, added: 0, error: new RegExp(`^${upstream.origin}: the page at offset 0 failed: .*(private|loopback|blocked)`, 'i') })
   t.equal(await app.store.countServices(), 0)
   t.same((await app.store.getSource(source.id))?.lastSync, report, 'the failed pass is on record')
+})
+
+test('a pass\'s new listings are first probed spread over the probe interval; a key\'s registration is due at once', async (t) => {
+  const items = Array.from({ length: 200 }, (_, i) => v2Item(`/spread/${i}`, { description: `Agent ${i}` }))
+  const upstream = await facilitator(t, () => items)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const source = await addSource(app, upstream.origin)
+  const intervalMs = 3_600_000
+  const report = await syncSource({ store: app.store, readJson: async (url, maxBytes) => await app.prober.fetchOriginDocument(url, maxBytes), inferCategory: app.inferCategory, readEndpoint: async (endpoint, method, options) => await app.prober.read(endpoint, method, options), probeIntervalMs: intervalMs }, source)
+  t.equal(report.added, 200)
+  const registered = (await register(app, validBody())).json()
+  const start = Date.parse(report.startedAt)
+  const dueBy = async (ms: number) => (await app.store.dueForProbe(new Date(start + ms).toISOString(), 1000, false)).map(({ id }) => id)
+  t.same(await dueBy(0), [registered.id], 'only the registration is due when the pass ends')
+  const firstTenth = (await dueBy(intervalMs / 10)).length - 1
+  t.ok(firstTenth > 5 && firstTenth < 40, `a tenth of the interval brings a tenth of them (${firstTenth} of 200)`)
+  t.equal((await dueBy(intervalMs)).length, 201, 'all are due within one interval')
 })

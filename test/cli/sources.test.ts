@@ -83,8 +83,8 @@ test('bad sources command lines are usage errors naming what is wrong (exit 2); 
   const dataDir = tempDataDir(t)
   const cases: Array<[string[], RegExp]> = [
     [['sources'], /sources needs a command/],
-    [['sources', 'add', 'https://f.example.com'], /needs --kind \(bazaar\)/],
-    [['sources', 'add', 'https://f.example.com', '--kind', 'ftp'], /--kind must be one of bazaar, got "ftp"/],
+    [['sources', 'add', 'https://f.example.com'], /needs --kind \(bazaar, catalog, origin\)/],
+    [['sources', 'add', 'https://f.example.com', '--kind', 'ftp'], /--kind must be one of bazaar, catalog, origin, got "ftp"/],
     [['sources', 'sync'], /needs the source's ID/]
   ]
   for (const [args, message] of cases) {

@@ -46,3 +46,21 @@ test('with CATALOG_SOURCE_SYNC_INTERVAL_S, the API passes over due sources by it
   t.teardown(async () => { await store.close() })
   t.equal(await store.acquireLease(LEASE_NAME, 'another-process', 60_000, Date.now()), true, 'closing gave it up')
 })
+
+test('a catalog source is followed every CATALOG_SOURCE_FOLLOW_INTERVAL_S from its cursor, and read whole once per sync interval', async (t) => {
+  const asked: string[] = []
+  const upstream = await startHttpServer((req, res) => {
+    const since = new URL(req.url ?? '/', 'http://x').searchParams.get('since') ?? ''
+    asked.push(since)
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ changes: [], next: since === '0' ? '41' : since }))
+  })
+  t.teardown(upstream.close)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true, sourceSyncIntervalS: 3600, sourceFollowIntervalS: 1 })
+  const source = { id: newSourceId(), kind: 'catalog' as const, url: upstream.origin, createdAt: new Date().toISOString(), lastSync: null, lastCompleteAt: null }
+  await app.store.insertSource(source)
+  await app.ready()
+  for (let i = 0; i < 100 && asked.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+  t.ok(asked.length >= 3, 'followed again and again without being asked')
+  t.same(asked.slice(0, 3), ['0', '41', '41'], 'read whole first, then from the cursor it reached')
+  t.match((await app.store.getSource(source.id))?.lastSync, { complete: true, feed: { since: '41', next: '41' } })
+})

@@ -17,7 +17,12 @@ const SyncReportSchema = Type.Object({
   retired: Count,
   refusedCount: Count,
   refused: Type.Array(Type.Object({ item: Type.String(), reason: Type.String() }, { additionalProperties: false }), { description: 'The first refused items, each with its reason' }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the pass stopped early, naming the source; null for a complete pass' })
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the pass stopped early, naming the source; null for a complete pass' }),
+  feed: Type.Optional(Type.Object({
+    since: Type.String({ description: 'The cursor this pass followed the other catalog\'s change feed from ("0": a whole read)' }),
+    next: Type.String({ description: 'The cursor the next pass follows from' }),
+    wholeAt: Type.Union([IsoDate, Type.Null()], { description: 'When the newest whole read that completed began' })
+  }, { additionalProperties: false, description: 'A catalog source: where its change feed was read' }))
 }, { additionalProperties: false })
 
 export const SourcesAnswer = Type.Array(Type.Object({
