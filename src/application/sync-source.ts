@@ -49,11 +49,20 @@ export async function removeSource (store: CatalogStore, source: SourceRecord): 
 
 /** The sources that list a listing, as its detail shows them (oldest first). */
 export async function listingProvenance (store: CatalogStore, serviceId: string): Promise<Provenance[]> {
-  const entries = (await store.provenanceOf([serviceId])).get(serviceId) ?? []
-  if (entries.length === 0) return []
+  return (await listingsProvenance(store, [serviceId])).get(serviceId) ?? []
+}
+
+/** listingProvenance of many listings at once (the export's pages); a listing no source lists is absent. */
+export async function listingsProvenance (store: CatalogStore, serviceIds: readonly string[]): Promise<Map<string, Provenance[]>> {
+  const entries = await store.provenanceOf(serviceIds)
+  const shown = new Map<string, Provenance[]>()
+  if (entries.size === 0) return shown
   const sources = new Map((await store.listSources()).map((source) => [source.id, source]))
-  return entries.flatMap((entry) => {
-    const source = sources.get(entry.sourceId)
-    return source === undefined ? [] : [toProvenance(entry, source)]
-  })
+  for (const [serviceId, listed] of entries) {
+    shown.set(serviceId, listed.flatMap((entry) => {
+      const source = sources.get(entry.sourceId)
+      return source === undefined ? [] : [toProvenance(entry, source)]
+    }))
+  }
+  return shown
 }

@@ -13,6 +13,7 @@ import { resolveNetwork } from './networks.js'
 import type { ServiceUsage } from './payment.js'
 import type { PaymentRequirement } from './probe.js'
 import { canonicalNetwork } from './registration.js'
+import type { Provenance } from './sources.js'
 import { ServiceStatusEnum, type ServiceRecord } from './service.js'
 import { StringEnum } from './string-enum.js'
 import type { ServiceStatus } from './trust.js'
@@ -64,7 +65,13 @@ export const BazaarItemSchema = Type.Object({
     supportedChains: Type.Array(Type.String()),
     pricing: Type.Object({ currency: Type.String(), pricePerRequest: Type.String(), freeQuota: Type.Integer() }),
     acceptsSource: StringEnum(['probe', 'registration'], { description: 'Where accepts came from' }),
-    claimed: Type.Boolean({ description: 'true when the owner proved control of the resource\'s origin; false: description and name are the registrant\'s, not confirmed by the provider' })
+    claimed: Type.Boolean({ description: 'true when the owner proved control of the resource\'s origin; false: description and name are the registrant\'s, not confirmed by the provider' }),
+    sources: Type.Optional(Type.Array(Type.Object({
+      id: Type.String(),
+      url: Type.String(),
+      firstSeenAt: Type.String({ format: 'date-time' }),
+      lastSeenAt: Type.String({ format: 'date-time' })
+    }, { additionalProperties: false }), { description: 'The export only: the lists this listing was mirrored from (docs/sources.md), oldest first; empty for a listing registered here alone' }))
   })
 })
 export type BazaarItem = Static<typeof BazaarItemSchema>
@@ -168,6 +175,11 @@ function qualityOf (usage: ServiceUsage): NonNullable<BazaarItem['quality']> {
     l30DaysUniquePayers: usage.uniquePayers30d,
     ...(usage.lastPaymentAt === null ? {} : { lastCalledAt: usage.lastPaymentAt })
   }
+}
+
+/** An item with the listing's provenance, as the export carries it. */
+export function withProvenance (item: BazaarItem, sources: readonly Provenance[]): BazaarItem {
+  return { ...item, metadata: { ...item.metadata, sources: [...sources] } }
 }
 
 export function toBazaarItem (record: ServiceRecord): BazaarItem {

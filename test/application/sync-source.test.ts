@@ -232,3 +232,27 @@ test('a pass\'s new listings are first probed spread over the probe interval; a 
   t.ok(firstTenth > 5 && firstTenth < 40, `a tenth of the interval brings a tenth of them (${firstTenth} of 200)`)
   t.equal((await dueBy(intervalMs)).length, 201, 'all are due within one interval')
 })
+
+test('the export carries each listing\'s provenance, and a pass that only moves lastSeenAt gives it a new ETag', async (t) => {
+  const upstream = await facilitator(t, () => [v2Item('/tides', { description: 'Tide tables' })])
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const own = (await register(app, validBody({ name: 'Registered Here' }))).json()
+  const source = await addSource(app, upstream.origin)
+  const first = await sync(app, source)
+  const exported = async () => {
+    const res = await app.inject('/api/export')
+    return { etag: res.headers.etag, items: (res.json() as { items: Array<{ resource: string, metadata: { id: string, sources: unknown[] } }> }).items }
+  }
+  const before = await exported()
+  const mirrored = before.items.find((item) => item.resource === 'https://api.example.com/tides')
+  t.same(mirrored?.metadata.sources, [{ id: source.id, url: upstream.origin, firstSeenAt: first.startedAt, lastSeenAt: first.startedAt }])
+  t.same(before.items.find((item) => item.metadata.id === own.id)?.metadata.sources, [], 'a listing registered here alone')
+
+  const seq = await app.store.latestSeq()
+  const second = await sync(app, (await app.store.getSource(source.id)) as SourceRecord)
+  t.equal(await app.store.latestSeq(), seq, 'the pass changed no listing')
+  const after = await exported()
+  t.not(after.etag, before.etag, 'yet the export is another version')
+  const again = after.items.find((item) => item.resource === 'https://api.example.com/tides')
+  t.match(again?.metadata.sources, [{ firstSeenAt: first.startedAt, lastSeenAt: second.startedAt }], 'seen again by the newer pass')
+})
