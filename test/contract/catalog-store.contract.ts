@@ -784,6 +784,14 @@ function sourcesContract (t: Test, open: OpenStore): void {
     await store.recordSourceSync(older.id, failed, null)
     t.same(await store.getSource(older.id), { ...older, lastSync: failed, lastCompleteAt: SOURCE_NOW }, 'an incomplete pass leaves the complete time')
     t.equal(await store.recordSourceSync('src_0000000000000000', report, null), false)
+
+    // A catalog source's feed position comes back as written: the next pass follows from it.
+    const followed: SyncReport = { ...report, feed: { since: '0', next: '41', wholeAt: SOURCE_NOW } }
+    await store.recordSourceSync(newer.id, followed, SOURCE_NOW)
+    t.same((await store.getSource(newer.id))?.lastSync, followed)
+    const caughtUp: SyncReport = { ...report, seen: 0, feed: { since: '41', next: '41', wholeAt: null } }
+    await store.recordSourceSync(newer.id, caughtUp, SOURCE_NOW)
+    t.same((await store.getSource(newer.id))?.lastSync, caughtUp)
   })
 
   t.test('provenance: added once per source and listing, each gain and loss a change; removing a source takes its entries', async (t) => {

@@ -269,6 +269,8 @@ export interface SyncReportDocument {
   refusedCount: Long
   refused: SourceRefusal[]
   error: string | null
+  /** A catalog source's feed position (FeedPosition); absent for other kinds. */
+  feed?: { since: string, next: string, wholeAt: Date | null }
 }
 
 /** A SourceRecord; unique on (kind, url). */
@@ -311,7 +313,13 @@ const SYNC_REPORT_SCHEMA: Document = {
       bsonType: 'array',
       items: { bsonType: 'object', required: ['item', 'reason'], additionalProperties: false, properties: { item: string, reason: string } }
     },
-    error: { bsonType: ['string', 'null'] }
+    error: { bsonType: ['string', 'null'] },
+    feed: {
+      bsonType: 'object',
+      required: ['since', 'next', 'wholeAt'],
+      additionalProperties: false,
+      properties: { since: string, next: string, wholeAt: { bsonType: ['date', 'null'] } }
+    }
   }
 }
 

@@ -24,7 +24,8 @@ function toSyncReportDocument (report: SyncReport): SyncReportDocument {
     retired: toLong(report.retired, 'retired'),
     refusedCount: toLong(report.refusedCount, 'refusedCount'),
     refused: report.refused.map((refusal) => ({ item: refusal.item, reason: refusal.reason })),
-    error: report.error
+    error: report.error,
+    ...(report.feed === undefined ? {} : { feed: { since: report.feed.since, next: report.feed.next, wholeAt: report.feed.wholeAt === null ? null : toDate(report.feed.wholeAt, 'feed.wholeAt') } })
   }
 }
 
@@ -40,7 +41,8 @@ function fromSyncReportDocument (doc: SyncReportDocument): SyncReport {
     retired: fromLong(doc.retired, 'retired'),
     refusedCount: fromLong(doc.refusedCount, 'refusedCount'),
     refused: doc.refused.map((refusal) => ({ item: refusal.item, reason: refusal.reason })),
-    error: doc.error
+    error: doc.error,
+    ...(doc.feed === undefined ? {} : { feed: { since: doc.feed.since, next: doc.feed.next, wholeAt: doc.feed.wholeAt === null ? null : doc.feed.wholeAt.toISOString() } })
   }
 }
 

@@ -22,11 +22,13 @@ import { redactMongoUrl, WRITE_CONCERN } from '../../../src/store/mongodb/connec
 import { duplicateEndpointOf } from '../../../src/store/mongodb/services.js'
 import { paymentUpserts } from '../../../src/store/mongodb/payments.js'
 import { TEST_NETWORK_IDS } from '../../../src/domain/networks.js'
+import type { SourceRecord, SyncReport } from '../../../src/domain/sources.js'
+import { fromSourceDocument, toSourceDocument } from '../../../src/store/mongodb/sources.js'
 import { PAYMENT_ORDER, paymentFilter, paymentSummaryPipeline, serviceFilter, serviceSort, toPaymentSummary } from '../../../src/store/mongodb/query.js'
 import {
   API_KEY_VALIDATOR, CHECKPOINT_INDEXES, CHECKPOINT_VALIDATOR, COLLECTIONS, EQUALITY_FILTER_KEYS, PAYMENT_INDEXES, PAYMENT_VALIDATOR, PAY_TO_SCAN_INDEXES,
   PAY_TO_SCAN_VALIDATOR, SERVICE_VALIDATOR, SORT_KEYS, STORE_LAYOUT, STORE_META_VALIDATOR, TOMBSTONE_VALIDATOR, VALIDATORS, MongoStoreLayoutError,
-  layoutVerdict, serviceIndexes, type LayoutMarkerDocument
+  SOURCE_VALIDATOR, layoutVerdict, serviceIndexes, type LayoutMarkerDocument, type SourceDocument
 } from '../../../src/store/mongodb/schema.js'
 
 const records = seedRecords(readSeedFile('demo'), '2025-01-02T03:04:05.678Z')
@@ -234,6 +236,17 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   t.notSame(violations(jsonSchema(STORE_META_VALIDATOR), { ...marker, version: 1.5 }), [], 'the layout is an int')
   t.notSame(violations(jsonSchema(STORE_META_VALIDATOR), { ...marker, _id: 'other' }), [], 'the one document is the marker')
   t.equal(VALIDATORS[COLLECTIONS.storeMeta], STORE_META_VALIDATOR, 'set again at every open, as every validator')
+
+  // Sources: a catalog source's report keeps its feed position; other kinds' have none.
+  const report: SyncReport = { startedAt: '2026-11-01T00:00:00.000Z', finishedAt: '2026-11-01T00:00:01.000Z', complete: true, seen: 2, added: 1, updated: 0, unchanged: 1, retired: 0, refusedCount: 0, refused: [], error: null }
+  const bazaar: SourceRecord = { id: 'src_aaaaaaaaaaaaaaaa', kind: 'bazaar', url: 'https://f.example.com', createdAt: '2026-10-01T00:00:00.000Z', lastSync: report, lastCompleteAt: report.startedAt }
+  const followed: SourceRecord = { ...bazaar, id: 'src_bbbbbbbbbbbbbbbb', kind: 'catalog', lastSync: { ...report, feed: { since: '0', next: '41', wholeAt: report.startedAt } } }
+  const caughtUp: SourceRecord = { ...followed, lastSync: { ...report, feed: { since: '41', next: '41', wholeAt: null } } }
+  const fresh: SourceRecord = { ...bazaar, lastSync: null, lastCompleteAt: null }
+  check('sources', SOURCE_VALIDATOR, [bazaar, followed, caughtUp, fresh].map(toSourceDocument))
+  for (const source of [bazaar, followed, caughtUp, fresh]) {
+    t.same(fromSourceDocument(BSON.deserialize(BSON.serialize(toSourceDocument(source))) as SourceDocument), source, `${source.kind} source survives BSON`)
+  }
 })
 
 test('opening a database: a new one is set up, one of this layout opened, any other refused with one line', async (t) => {
