@@ -11,6 +11,7 @@
  *   without any source becomes `inactive` ("no longer listed by …"), kept;
  * - what is found as it was is not written: an unchanged pass moves no change feed.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { ItemRead } from '../domain/bazaar-item.js'
 import { SERVICE_ID_PATTERN, newServiceId } from '../domain/ids.js'
 import { retiredListing } from '../domain/lifecycle.js'
@@ -53,6 +54,11 @@ export interface SourcedItem {
 }
 
 const ID = new RegExp(SERVICE_ID_PATTERN)
+/**
+ * Items handled between two turns of the event loop. A pass runs in the API process by default:
+ * a page of 100 items is ~50 ms of inference and store reads that requests would wait behind.
+ */
+const ITEMS_PER_TURN = 10
 
 /** Fields an unowned listing takes from its source while no probe has matched it. */
 function sourcedFields (record: ServiceRecord): string {
@@ -85,7 +91,8 @@ export class SourcePass {
     const wanted = items.flatMap(({ id }) => id !== undefined && ID.test(id) ? [id] : [])
     const taken = new Set(wanted.length === 0 ? [] : (await store.getServices(wanted)).map((record) => record.id))
     const records: ServiceRecord[] = []
-    for (const { read, id } of items) {
+    for (const [index, { read, id }] of items.entries()) {
+      if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn()
       if (!read.ok) { this.refuse(read.item, read.reason); continue }
       const identity = `${read.body.method} ${read.body.endpoint}`
       if (this.#identities.has(identity)) continue
@@ -128,7 +135,8 @@ export class SourcePass {
     const { report } = this
     const ids: string[] = []
     const fresh: ServiceRecord[] = []
-    for (const record of records) {
+    for (const [index, record] of records.entries()) {
+      if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn()
       const existing = await store.findServiceByResource(record.resource, record.method)
       if (existing === null) { fresh.push(record); continue }
       ids.push(existing.id)
