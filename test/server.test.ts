@@ -25,7 +25,7 @@ test('a 201 survives kill -9 right after it; SIGTERM closes gracefully', async (
   const second = await startServer(env)
   const fetched = await fetch(`${second.url}/api/services/${service.id}`)
   t.equal(fetched.status, 200)
-  t.same(await fetched.json(), { ...service, callSchema: null, retired: null, sources: [] }, 'the record is intact after the crash')
+  t.same(await fetched.json(), { ...service, callSchema: null, retired: null, sources: [], ownershipProof: null }, 'the record is intact after the crash')
   second.child.kill('SIGTERM')
   t.equal(await second.exited, 0, 'SIGTERM exits cleanly')
   t.match(second.output(), /closing/)

@@ -21,6 +21,7 @@ import type { ServiceRecord } from '../domain/service.js'
 import type { ServiceStatus } from '../domain/trust.js'
 import { judgeAnswer } from '../prober/endpoint-prober.js'
 import type { JobContext } from './jobs.js'
+import { recordOwnership, type OriginOwnership } from './origin-proofs.js'
 import { pairOf, prepareListing, refreshUsage, storeListing } from './register-listing.js'
 
 export type ImportResult = 'registered' | 'updated' | 'unchanged' | 'refused'
@@ -44,13 +45,15 @@ export interface OriginImport {
   document: string
   rows: ImportRow[]
   inactive: RetiredRow[]
+  /** The document's ownership proofs and the payTos of its listed resources they proved (src/application/origin-proofs.ts). */
+  ownership: OriginOwnership
 }
 
 /** Resources handled at once: the probe client's per-address cap bounds the load on the origin anyway. */
 const CONCURRENCY = 4
 
-/** An origin's document, read and checked: what the import then probes. `document` is its URL. */
-export interface ReadOrigin { origin: string, document: string, resources: OriginResource[] }
+/** An origin's document, read and checked: what the import then probes. `document` is its URL; `ownershipProofs` as it carries them. */
+export interface ReadOrigin { origin: string, document: string, resources: OriginResource[], ownershipProofs: string[] }
 
 /** The documents an origin may list its paid resources in, in the order they are taken (x402scan's). */
 export const ORIGIN_DOCUMENT_PATHS = [...OPENAPI_DOCUMENT_PATHS, ORIGIN_DOCUMENT_PATH] as const
@@ -73,7 +76,7 @@ export async function readOriginDocuments (readJson: DocumentReader, origin: str
   }))
   const taken = reads.findIndex((read) => read.ok)
   const read = reads[taken]
-  if (read?.ok === true) return { origin, document: origin + (ORIGIN_DOCUMENT_PATHS[taken] as string), resources: read.resources }
+  if (read?.ok === true) return { origin, document: origin + (ORIGIN_DOCUMENT_PATHS[taken] as string), resources: read.resources, ownershipProofs: read.ownershipProofs }
   const why = ORIGIN_DOCUMENT_PATHS.map((path, i) => `${path}: ${(reads[i] as { reason: string }).reason}`)
   throw new OriginDocumentError(`${origin} lists no paid resource: ${why.join('; ')}`)
 }
@@ -92,6 +95,8 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
   const { origin, document } = read
 
   const listed = new Set<string>()
+  // The payTos the listed resources' 402 answers named: what the document's proofs are checked against.
+  const payTos: string[] = []
   const importOne = async (resource: OriginResource): Promise<ImportRow> => {
     if (!resource.ok) return { resource: resource.entry, result: 'refused', reason: resource.reason }
     const row = { resource: resource.entry, method: resource.method, endpoint: resource.endpoint }
@@ -100,6 +105,7 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
       const existing = await app.store.findServiceByResource(prepared.record.resource, resource.method)
       if (existing !== null && existing.ownerId === ownerId) {
         listed.add(existing.id)
+        payTos.push(prepared.record.paymentAddress)
         const { record, changed } = reimported(existing, prepared.record, document, new Date().toISOString())
         if (changed) await app.store.updateService(record)
         const outcome = judgeAnswer(prepared.answer as NonNullable<typeof prepared.answer>, probeTargetOf(record))
@@ -109,6 +115,7 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
       }
       const stored = await storeListing(app, log, prepared)
       listed.add(stored.id)
+      payTos.push(prepared.record.paymentAddress)
       return { ...row, result: 'registered', serviceId: stored.id, status: stored.status, reason: prepared.outcome.reason }
     } catch (err) {
       // Anything a client could fix (no 402, a claimed origin, a taken identity, a bad field) refuses this row only.
@@ -132,8 +139,9 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
 
   // What an earlier import of this document listed for this key, and this one does not.
   const inactive: RetiredRow[] = []
-  if (job.signal.aborted) return { origin, document, rows, inactive }
+  if (job.signal.aborted) return { origin, document, rows, inactive, ownership: { proofs: read.ownershipProofs.length, proven: [] } }
   const now = new Date().toISOString()
+  const ownership = await recordOwnership(app.store, read, payTos, now)
   const documents = new Set(ORIGIN_DOCUMENT_PATHS.map((path) => origin + path))
   const previous = await app.store.servicesOnOrigin(origin, 10 * MAX_ORIGIN_RESOURCES)
   for (const record of previous) {
@@ -146,5 +154,5 @@ export async function importResources (app: FastifyInstance, log: FastifyBaseLog
     inactive.push({ serviceId: record.id, endpoint: record.endpoint, method: record.method, reason: (retired.prefill?.removed as { reason: string }).reason })
   }
   app.searchIndex.indexer.notify()
-  return { origin, document, rows, inactive }
+  return { origin, document, rows, inactive, ownership }
 }

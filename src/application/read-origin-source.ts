@@ -4,12 +4,14 @@
  * each made a listing from its own 402 answer by the rules a Bazaar item is read by
  * (src/domain/bazaar-item.ts). A resource the document still lists but that did not answer this
  * time keeps the source (its probes judge it); only what the document no longer lists is retired.
+ * The document's ownership proofs are checked against the payTos read (src/application/origin-proofs.ts).
  */
 import { readAnswerItem } from '../domain/bazaar-item.js'
 import type { HttpMethod } from '../domain/http-method.js'
 import type { OriginResource } from '../domain/origin-document.js'
 import { OriginDocumentError } from '../errors.js'
 import { readOriginDocuments, type ReadOrigin } from './import-origin.js'
+import { recordOwnership } from './origin-proofs.js'
 import type { SourcedItem, SourcePass } from './source-pass.js'
 
 /** Resources read at once: the probe client's per-address cap bounds the load on the origin anyway. */
@@ -41,6 +43,8 @@ export async function readOriginSource (pass: SourcePass): Promise<void> {
   }))
   if (pass.stopped) { report.error = `${source.url}: stopped (the catalog is shutting down)`; return }
   await pass.apply(items)
+  const payTos = items.flatMap(({ read }) => read.ok ? [read.body.x402Config.paymentAddress] : [])
+  await recordOwnership(deps.store, read, payTos, new Date().toISOString())
   const kept: string[] = []
   for (const { endpoint, method, reason } of silent) {
     const listing = await deps.store.findServiceByResource(endpoint, method)

@@ -2,8 +2,10 @@
  * Origin import from an OpenAPI document, the form x402scan reads first: every operation with
  * `x-payment-info` is a paid resource, at `{origin}{server base path}{path}`. Parsed by
  * @agentcash/discovery (x402scan's own discovery library, so a document it accepts lists here
- * what it lists there), which is loaded only when a document is read.
+ * what it lists there), which is loaded only when a document is read. Its ownership proofs are
+ * `x-discovery.ownershipProofs` (src/domain/ownership-proof.ts).
  */
+import { openApiOwnershipProofs } from './ownership-proof.js'
 import { MAX_ORIGIN_RESOURCES, resourceOf, type OriginDocument, type OriginResource } from './origin-document.js'
 
 /** Where an origin's OpenAPI document is looked for, in x402scan's order. */
@@ -34,6 +36,7 @@ export async function readOpenApiDocument (origin: string, document: unknown): P
       // A template names a family of endpoints, none of which a probe could stand for.
       if (/[{}]/.test(route.path)) return { entry, ok: false, reason: 'a path with parameters ({…}) names no single endpoint to probe' }
       return resourceOf(origin, entry)
-    })
+    }),
+    ownershipProofs: openApiOwnershipProofs(document)
   }
 }

@@ -2,13 +2,14 @@
  * Origin import: an origin lists its paid resources in its OpenAPI document
  * (src/domain/openapi-document.ts) or, when that lists none, at `{origin}/.well-known/x402` in
  * x402scan's format, `{ "version": 1, "resources": ["GET /path", "POST /other",
- * "https://host/full/url"], "instructions": "…" }`. Each entry is a path or a URL on the
+ * "https://host/full/url"], "instructions": "…", "ownershipProofs": ["0x…"] }`. Each entry is a path or a URL on the
  * origin, optionally preceded by its method (GET when none is given). Bounded: at most
  * MAX_ORIGIN_RESOURCES entries and MAX_ORIGIN_DOCUMENT_BYTES per document. A document that
  * breaks a rule is refused whole, naming what is wrong.
  */
 import { canonicalEndpoint } from './endpoint-url.js'
 import { HTTP_METHODS, type HttpMethod } from './http-method.js'
+import { wellKnownOwnershipProofs } from './ownership-proof.js'
 import type { ServiceRecord } from './service.js'
 
 export const ORIGIN_DOCUMENT_PATH = '/.well-known/x402'
@@ -24,7 +25,8 @@ export type OriginResource =
   | { entry: string, ok: true, method: HttpMethod, endpoint: string }
   | { entry: string, ok: false, reason: string }
 
-export type OriginDocument = { ok: true, resources: OriginResource[] } | { ok: false, reason: string }
+/** A document read: its resources and the ownership proofs it carries (src/domain/ownership-proof.ts), or why it lists none. */
+export type OriginDocument = { ok: true, resources: OriginResource[], ownershipProofs: string[] } | { ok: false, reason: string }
 
 function describe (value: unknown): string {
   if (value === null) return 'null'
@@ -64,7 +66,7 @@ export function readOriginDocument (origin: string, document: unknown): OriginDo
   if (resources.length > MAX_ORIGIN_RESOURCES) return { ok: false, reason: `the document lists ${resources.length} resources; at most ${MAX_ORIGIN_RESOURCES} are imported per origin` }
   const bad = resources.findIndex((entry) => typeof entry !== 'string')
   if (bad !== -1) return { ok: false, reason: `resources.${bad} is ${describe(resources[bad])}, not a string` }
-  return { ok: true, resources: (resources as string[]).map((entry) => resourceOf(origin, entry)) }
+  return { ok: true, resources: (resources as string[]).map((entry) => resourceOf(origin, entry)), ownershipProofs: wellKnownOwnershipProofs(document) }
 }
 
 /**

@@ -14,6 +14,7 @@ import { LastProbeSchema, toLastProbe } from './probe-view.js'
 import { HttpMethodEnum, type HttpMethod } from './http-method.js'
 import { StringEnum } from './string-enum.js'
 import type { Provenance } from './sources.js'
+import type { OriginProof } from './ownership-proof.js'
 import { SERVICE_STATUSES, type ServiceStatus } from './trust.js'
 import type { PrefillInfo } from './listing-text.js'
 
@@ -62,12 +63,24 @@ const ProvenanceSchema = Type.Array(Type.Object({
   lastSeenAt: IsoDate
 }, { additionalProperties: false }), { description: 'The sources that list this listing (docs/sources.md), oldest first; empty for a listing no source lists. A source\'s word never sets status: only the catalog\'s probes do' })
 
-/** One service as GET /api/services/:id shows it: the list view plus how to call it, why it was retired and where it comes from (lists stay small). */
-export const ServiceDetailSchema = Type.Composite([ServiceSchema, Type.Object({ callSchema: CallSchemaViewSchema, retired: RetiredSchema, sources: ProvenanceSchema })], { additionalProperties: false })
+const OwnershipProofSchema = Type.Union([
+  Type.Object({
+    address: Type.String({ description: 'The payTo that signed the origin: this listing\'s own' }),
+    document: Type.String({ description: 'The URL of the origin\'s document the proof was read from' }),
+    checkedAt: IsoDate
+  }, { additionalProperties: false, description: 'When the catalog first found it valid (kept while later reads of the origin still do)' }),
+  Type.Null()
+], { description: 'An ownership proof (x402scan\'s): the listing\'s payTo signed its origin in the origin\'s OpenAPI document or /.well-known/x402 (docs/sources.md). It shows who is paid vouches for the origin; it moves no listing to any key. Null without one' })
+
+/** One service as GET /api/services/:id shows it: the list view plus how to call it, why it was retired, where it comes from and its origin's proof (lists stay small). */
+export const ServiceDetailSchema = Type.Composite([
+  ServiceSchema,
+  Type.Object({ callSchema: CallSchemaViewSchema, retired: RetiredSchema, sources: ProvenanceSchema, ownershipProof: OwnershipProofSchema })
+], { additionalProperties: false })
 export type ServiceDetail = Static<typeof ServiceDetailSchema>
 
-export function toServiceDetail (record: ServiceRecord, sources: Provenance[]): ServiceDetail {
-  return { ...toService(record), callSchema: toCallSchemaView(record), retired: record.prefill?.removed ?? null, sources }
+export function toServiceDetail (record: ServiceRecord, sources: Provenance[], ownershipProof: OriginProof | null): ServiceDetail {
+  return { ...toService(record), callSchema: toCallSchemaView(record), retired: record.prefill?.removed ?? null, sources, ownershipProof }
 }
 
 const Usdc = (description: string): ReturnType<typeof Type.Number> => Type.Number({ minimum: 0, description })

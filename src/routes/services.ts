@@ -10,6 +10,7 @@ import { ProbeSchema, toProbeView } from '../domain/probe-view.js'
 import { toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
 import { attributedPayments, currentUsage, type PayToPair } from '../application/usage.js'
+import { listingProof } from '../application/origin-proofs.js'
 import { listingProvenance } from '../application/sync-source.js'
 import { ForbiddenError, NotFoundError, ServiceDisplacedError } from '../errors.js'
 import { ErrorSchema } from '../plugins/errors.js'
@@ -101,7 +102,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request) => {
     const record = await findService(request.params.id)
-    return toServiceDetail(record, await listingProvenance(app.store, record.id))
+    return toServiceDetail(record, await listingProvenance(app.store, record.id), await listingProof(app.store, record))
   })
 
   // Not cached (nor are probes): a probe moves uptime and lastChecked without a change-feed event.

@@ -1,6 +1,6 @@
 /**
  * The CatalogStore port: the authoritative record of services, claims, API keys (hashes),
- * probes, leases, payments and sources, and the change feed the indexer mirrors into a SearchEngine,
+ * probes, leases, payments, sources and origins' ownership proofs, and the change feed the indexer mirrors into a SearchEngine,
  * in one section (interface) per kind of record. Everything crosses
  * it as typed domain objects (src/domain/); an adapter translates filters, sorts and pages
  * into its own query language and keeps that language to itself.
@@ -31,6 +31,7 @@ import type { FirstProbeTime } from '../domain/probe-schedule.js'
 import type { ServiceJson, ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
 import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
+import type { OriginProof } from '../domain/ownership-proof.js'
 import type { ChainScanCommit, ChainScanState, PaymentFilter, PaymentPage, PaymentSummary, ServiceUsage } from '../domain/payment.js'
 
 /** Why a listing was removed in favour of another registration of its endpoint. */
@@ -355,8 +356,25 @@ export interface SourceStore {
   provenanceOf (serviceIds: readonly string[]): Promise<Map<string, ProvenanceEntry[]>>
 }
 
+/**
+ * Ownership proofs (src/domain/ownership-proof.ts): which payTo wallets proved an origin, as the
+ * catalog last verified them in the origin's documents. A proof is shown on a listing's detail,
+ * so a listing of the origin gets a new change when the origin's set of (address, document) changes.
+ */
+export interface OriginProofStore {
+  /**
+   * Replaces the origin's proofs with `proofs` (one per address; an empty list clears them),
+   * atomically. A proof of the same address and document as one stored keeps its stored
+   * checkedAt (when it was first found valid). When the set of (address, document) changed,
+   * every listing on the origin gets a new change.
+   */
+  recordOriginProofs (origin: string, proofs: readonly OriginProof[]): Promise<void>
+  /** Each origin's proofs, by address; origins without any are absent. */
+  originProofs (origins: readonly string[]): Promise<Map<string, OriginProof[]>>
+}
+
 /** The whole port, section by section; every adapter implements all of it. */
-export interface CatalogStore extends ServiceStore, ChangeFeed, ClaimStore, ApiKeyStore, ProbeStore, LeaseStore, PaymentStore, SourceStore {
+export interface CatalogStore extends ServiceStore, ChangeFeed, ClaimStore, ApiKeyStore, ProbeStore, LeaseStore, PaymentStore, SourceStore, OriginProofStore {
   /** Throws StoreUnavailableError when the store cannot serve requests (/health asks). */
   ping (): Promise<void>
   /** Releases connections or file handles; the store is unusable afterwards. */

@@ -1,6 +1,7 @@
 /**
  * A CatalogStore made of its sections, one object each (an adapter keeps one file per
- * section: services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts).
+ * section: services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts,
+ * origin-proofs.ts).
  * The port's methods are answered by the section that declares them, here once for every
  * adapter; an adapter adds how it opens, pings and closes.
  */
@@ -14,10 +15,11 @@ import type { ProbeOutcome } from '../domain/probe.js'
 import type { FirstProbeTime } from '../domain/probe-schedule.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type {
-  ApiKeyRecord, ApiKeyStore, CatalogFacets, CatalogStore, ChangeFeed, ClaimStore, Displacement, LeaseStore, PaymentStore, ProbeCandidate,
+  ApiKeyRecord, ApiKeyStore, CatalogFacets, CatalogStore, ChangeFeed, ClaimStore, Displacement, LeaseStore, OriginProofStore, PaymentStore, ProbeCandidate,
   ProbePage, ProbeStore, ServiceChange, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore, SourceStore
 } from './catalog-store.js'
 import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
+import type { OriginProof } from '../domain/ownership-proof.js'
 
 /** One object per section of the port. */
 export interface StoreSections {
@@ -29,6 +31,7 @@ export interface StoreSections {
   leases: LeaseStore
   payments: PaymentStore
   sources: SourceStore
+  originProofs: OriginProofStore
 }
 
 export abstract class SectionedStore implements CatalogStore {
@@ -108,6 +111,10 @@ export abstract class SectionedStore implements CatalogStore {
   removeProvenance (sourceId: string, serviceIds: readonly string[]): Promise<void> { return this.#sections.sources.removeProvenance(sourceId, serviceIds) }
   servicesOfSource (sourceId: string): Promise<string[]> { return this.#sections.sources.servicesOfSource(sourceId) }
   provenanceOf (serviceIds: readonly string[]): Promise<Map<string, ProvenanceEntry[]>> { return this.#sections.sources.provenanceOf(serviceIds) }
+
+  // Ownership proofs
+  recordOriginProofs (origin: string, proofs: readonly OriginProof[]): Promise<void> { return this.#sections.originProofs.recordOriginProofs(origin, proofs) }
+  originProofs (origins: readonly string[]): Promise<Map<string, OriginProof[]>> { return this.#sections.originProofs.originProofs(origins) }
 
   abstract ping (): Promise<void>
   abstract close (): Promise<void>

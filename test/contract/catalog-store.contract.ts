@@ -757,6 +757,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
 
   paymentsContract(t, open)
   sourcesContract(t, open)
+  originProofsContract(t, open)
 }
 
 const SOURCE_NOW = '2026-11-01T00:00:00.000Z'
@@ -889,6 +890,47 @@ function payment (blockNumber: number, logIndex: number, overrides: Partial<Paym
 const keyOf = (p: PaymentRecord): string => `${p.blockNumber}:${p.logIndex}`
 
 /** Payments, checkpoints and usage: what the chain watcher and the usage figures rely on. */
+/** Ownership proofs: what a listing's detail shows of its origin's proofs. */
+function originProofsContract (t: Test, open: OpenStore): void {
+  t.test('origin proofs: replaced per origin, the first check time kept for an unchanged proof, each change a change of the origin\'s listings', async (t) => {
+    const store = await open(t)
+    const origin = 'https://proven.example.com'
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    const onOrigin = { ...a, endpoint: `${origin}/x`, resource: `${origin}/x` }
+    const alsoOnOrigin = { ...b, endpoint: `${origin}/y?q=1`, resource: `${origin}/y?q=1` }
+    // A longer host sharing the prefix is another origin.
+    const elsewhere = { ...c, endpoint: `${origin}.evil.example/z`, resource: `${origin}.evil.example/z` }
+    await store.insertServices([onOrigin, alsoOnOrigin, elsewhere])
+    const evm = { address: '0xAbCdEf0000000000000000000000000000000001', document: `${origin}/openapi.json`, checkedAt: '2026-11-01T00:00:00.000Z' }
+    const sol = { address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV', document: `${origin}/openapi.json`, checkedAt: '2026-11-01T00:00:00.000Z' }
+
+    t.same(await store.originProofs([origin]), new Map(), 'none before a read records one')
+    let head = await store.latestSeq()
+    await store.recordOriginProofs(origin, [sol, evm])
+    t.same(await store.originProofs([origin, 'https://other.example.com']), new Map([[origin, [evm, sol]]]), 'by address; origins without any absent')
+    t.same((await store.changesSince(head, 10)).map((change) => change.id).sort(), [onOrigin.id, alsoOnOrigin.id].sort(), 'each listing of the origin is a change, no other')
+
+    head = await store.latestSeq()
+    await store.recordOriginProofs(origin, [{ ...evm, checkedAt: '2026-11-02T00:00:00.000Z' }, { ...sol, checkedAt: '2026-11-02T00:00:00.000Z' }])
+    t.same((await store.originProofs([origin])).get(origin), [evm, sol], 'a proof read again keeps when it was first found valid')
+    t.equal(await store.latestSeq(), head, 'and changes nothing a listing shows')
+
+    const moved = { ...evm, document: `${origin}/.well-known/x402`, checkedAt: '2026-11-03T00:00:00.000Z' }
+    await store.recordOriginProofs(origin, [moved])
+    t.same((await store.originProofs([origin])).get(origin), [moved], 'replaced: a proof no longer found is gone, one from another document is new')
+    t.ok(await store.latestSeq() > head)
+
+    head = await store.latestSeq()
+    await store.recordOriginProofs(origin, [])
+    t.equal((await store.originProofs([origin])).has(origin), false, 'an empty list clears them')
+    t.equal((await store.changesSince(head, 10)).length, 2)
+    t.same(await store.originProofs([]), new Map())
+
+    await store.recordOriginProofs('https://empty.example.com', [evm])
+    t.same((await store.originProofs(['https://empty.example.com'])).get('https://empty.example.com'), [evm], 'an origin without listings keeps its proofs too')
+  })
+}
+
 function paymentsContract (t: Test, open: OpenStore): void {
   t.test('commitChainScan stores each (network, txHash, logIndex) once and returns how many were new', async (t) => {
     const store = await open(t)

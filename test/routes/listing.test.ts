@@ -213,8 +213,8 @@ test('a list page is byte for byte its services\' detail answers, after writes t
     const res = await app.inject(`/api/services${query}`)
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
     const ids = (res.json() as Array<{ id: string }>).map((s) => s.id)
-    // The detail is the list's object plus callSchema (null: these endpoints declare none), retired (null: none was) and sources (none lists them).
-    const details = await Promise.all(ids.map(async (id) => (await app.inject(`/api/services/${id}`)).body.replace(/,"callSchema":null,"retired":null,"sources":\[\]\}$/, '}')))
+    // The detail is the list's object plus callSchema (null: these endpoints declare none), retired (null: none was), sources (none lists them) and ownershipProof (none proved).
+    const details = await Promise.all(ids.map(async (id) => (await app.inject(`/api/services/${id}`)).body.replace(/,"callSchema":null,"retired":null,"sources":\[\],"ownershipProof":null\}$/, '}')))
     t.equal(res.body, `[${details.join(',')}]`, query)
   }
   t.match((await list(app, '?limit=100')).items.find((s) => s.id === id), { description: 'Changed "again" ☀ \\ done' }, 'the patch shows in the list')

@@ -77,7 +77,7 @@ test('PATCH applies the registration rules, and search follows', async (t) => {
     t.equal(res.json().field, field, JSON.stringify(body))
   }
   t.equal((await call(app, 'PATCH', url, API_KEY, {})).statusCode, 400, 'an empty change')
-  t.same((await app.inject(url)).json(), { ...created, callSchema: null, retired: null, sources: [] }, 'refused changes change nothing')
+  t.same((await app.inject(url)).json(), { ...created, callSchema: null, retired: null, sources: [], ownershipProof: null }, 'refused changes change nothing')
 
   const res = await call(app, 'PATCH', url, API_KEY, {
     description: 'Tide tables for Valparaiso',
@@ -96,7 +96,7 @@ test('PATCH applies the registration rules, and search follows', async (t) => {
   t.equal(updated.name, created.name)
   t.equal(updated.createdAt, created.createdAt)
   t.ok(updated.updatedAt >= created.updatedAt)
-  t.same((await app.inject(url)).json(), { ...updated, callSchema: null, retired: null, sources: [] })
+  t.same((await app.inject(url)).json(), { ...updated, callSchema: null, retired: null, sources: [], ownershipProof: null })
   t.equal(await searchTotal(app, 'valparaiso'), 1, 'search finds the new description')
   t.equal(await searchTotal(app, 'reykjavik'), 0, 'and not the old one')
   t.equal(Number((await app.inject('/api/services?category=travel')).headers['x-total-count']), 1)

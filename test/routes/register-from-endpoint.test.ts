@@ -34,7 +34,7 @@ test('an endpoint alone registers verified, filled from its 402 answer', async (
   t.equal(status.status, 'verified')
   t.match(status.lastProbe, { httpStatus: 402, matched: true, reason: 'matches the registration' }, 'the answer it was filled from is its first probe')
   const { categorySource: _c, prefilled: _p, ...shown } = service
-  t.same((await app.inject(`/api/services/${service.id as string}`)).json(), { ...shown, callSchema: null, retired: null, sources: [] }, 'the detail is what was answered (this route declares no call schema)')
+  t.same((await app.inject(`/api/services/${service.id as string}`)).json(), { ...shown, callSchema: null, retired: null, sources: [], ownershipProof: null }, 'the detail is what was answered (this route declares no call schema)')
 })
 
 test('without serviceName the name comes from the description, and explicit values win', async (t) => {

@@ -24,7 +24,7 @@ test('a valid registration is stored unverified with derived fields', async (t) 
   t.equal(categorySource, 'given', 'the 201 answer says the category was given')
   t.same(prefilled, [], 'and that nothing was prefilled')
   const fetched = await app.inject(`/api/services/${service.id as string}`)
-  t.same(fetched.json(), { ...shown, callSchema: null, retired: null, sources: [] }, 'the detail: the service, no call schema before a probe read one, not retired')
+  t.same(fetched.json(), { ...shown, callSchema: null, retired: null, sources: [], ownershipProof: null }, 'the detail: the service, no call schema before a probe read one, not retired')
   const status = (await app.inject(`/api/services/${service.id as string}/status`)).json()
   t.same(status, {
     id: service.id,

@@ -37,7 +37,7 @@ test('detail, status and probes: 200 for known ids, 404 JSON for any id no servi
   const [first] = (await app.inject('/api/services?limit=1')).json()
   const detail = await app.inject(`/api/services/${first.id as string}`)
   t.equal(detail.statusCode, 200)
-  t.same(detail.json(), { ...first, callSchema: null, retired: null, sources: [] }, 'the list\'s service, how to call it (none declared here), no retirement, no source')
+  t.same(detail.json(), { ...first, callSchema: null, retired: null, sources: [], ownershipProof: null }, 'the list\'s service, how to call it (none declared here), no retirement, no source, no ownership proof')
   const status = (await app.inject(`/api/services/${first.id as string}/status`)).json()
   t.equal(status.id, first.id)
   t.equal(status.trustScore, first.trustScore)

@@ -29,5 +29,9 @@ export const ImportAnswer = Type.Object({
     endpoint: Type.String(),
     method: HttpMethodEnum,
     reason: Type.String({ examples: [removedFrom('/openapi.json'), removedFrom(ORIGIN_DOCUMENT_PATH)] })
-  }, { additionalProperties: false }), { description: 'This key\'s listings an earlier import of the document made that it no longer lists: now inactive' })
+  }, { additionalProperties: false }), { description: 'This key\'s listings an earlier import of the document made that it no longer lists: now inactive' }),
+  ownership: Type.Object({
+    proofs: Type.Integer({ minimum: 0, description: 'Ownership proofs the document carries (x-discovery.ownershipProofs, or ownershipProofs in /.well-known/x402; at most 20 read)' }),
+    proven: Type.Array(Type.String(), { description: 'The payTos of the listed resources a proof is a valid signature of the origin by: each listing of the origin paid to one shows it (ownershipProof). A proof never moves a listing to this key: only a claim does (POST /api/claims)' })
+  }, { additionalProperties: false, description: 'The origin\'s ownership proofs, verified as x402scan does (docs/sources.md)' })
 }, { additionalProperties: false })

@@ -17,7 +17,7 @@ import type {
   ProbeDocument, ServiceDocument, TombstoneDocument, TransferDocument
 } from './mapping.js'
 import { fromLong } from './mapping.js'
-import { COLLECTIONS, SERVICE_COUNTER_ID, type ServiceSourceDocument, type SourceDocument } from './schema.js'
+import { COLLECTIONS, SERVICE_COUNTER_ID, type OriginProofDocument, type ServiceSourceDocument, type SourceDocument } from './schema.js'
 
 /** Majority-acknowledged and journaled: an acknowledged write survives a failover and a crash. */
 export const WRITE_CONCERN = { w: 'majority', journal: true } as const
@@ -52,6 +52,7 @@ export class MongoConnection {
   readonly payTos: Collection<PayToScanDocument>
   readonly sources: Collection<SourceDocument>
   readonly serviceSources: Collection<ServiceSourceDocument>
+  readonly originProofs: Collection<OriginProofDocument>
 
   constructor (client: MongoClient, url: string) {
     this.client = client
@@ -72,6 +73,7 @@ export class MongoConnection {
     this.payTos = db.collection(COLLECTIONS.chainPayTos)
     this.sources = db.collection(COLLECTIONS.sources)
     this.serviceSources = db.collection(COLLECTIONS.serviceSources)
+    this.originProofs = db.collection(COLLECTIONS.originProofs)
   }
 
   /** Runs `work` as one majority-committed transaction on a snapshot (retried by the driver on a transient error or a conflict). */

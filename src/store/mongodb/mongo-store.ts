@@ -5,7 +5,8 @@
  * feed is a counter incremented in each write's transaction (connection.ts says why).
  *
  * One section of the port per file, as the port is laid out (src/store/catalog-store.ts):
- * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts, each
+ * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts,
+ * origin-proofs.ts, each
  * on the connection they share (connection.ts). This class opens the database, checks its
  * layout (schema.ts); SectionedStore (src/store/sectioned-store.ts) hands each method to
  * its section.
@@ -18,6 +19,7 @@ import { MongoClaims } from './claims.js'
 import { MongoConnection, WRITE_CONCERN, unavailable } from './connection.js'
 import { MongoFeed } from './feed.js'
 import { MongoLeases } from './leases.js'
+import { MongoOriginProofs } from './origin-proofs.js'
 import { MongoPayments } from './payments.js'
 import { MongoProbes } from './probes.js'
 import { MongoStoreLayoutError, setUpLayout } from './schema.js'
@@ -42,7 +44,8 @@ export class MongoCatalogStore extends SectionedStore {
       probes: new MongoProbes(connection),
       leases: new MongoLeases(connection),
       payments: new MongoPayments(connection),
-      sources: new MongoSources(connection)
+      sources: new MongoSources(connection),
+      originProofs: new MongoOriginProofs(connection)
     })
     this.#connection = connection
   }

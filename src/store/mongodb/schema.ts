@@ -18,7 +18,7 @@ import type { ExtensionKey } from '../../domain/catalog-query.js'
 import type { CounterDocument } from './mapping.js'
 
 /** The layout this build creates and reads; raised whenever a collection, the fields of its documents or its indexes change. */
-export const STORE_LAYOUT = 2
+export const STORE_LAYOUT = 3
 
 export const COLLECTIONS = {
   services: 'services',
@@ -47,6 +47,8 @@ export const COLLECTIONS = {
   sources: 'sources',
   /** `{sourceId, serviceId, firstSeenAt}`: which listings each source lists (provenance), unique on (sourceId, serviceId). */
   serviceSources: 'service_sources',
+  /** `{origin, address, document, checkedAt}`: the payTo wallets that proved each origin (src/domain/ownership-proof.ts), unique on (origin, address). */
+  originProofs: 'origin_proofs',
   /** `{_id: 'layout', version}`: the layout the database was made by (STORE_LAYOUT). */
   storeMeta: 'store_meta'
 } as const
@@ -348,6 +350,25 @@ export const SERVICE_SOURCE_VALIDATOR: Document = {
   }
 }
 
+/** One valid ownership proof of an origin (OriginProof); unique on (origin, address). */
+export interface OriginProofDocument {
+  _id?: ObjectId
+  origin: string
+  address: string
+  /** The URL of the document it was read from. */
+  document: string
+  checkedAt: Date
+}
+
+export const ORIGIN_PROOF_VALIDATOR: Document = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['_id', 'origin', 'address', 'document', 'checkedAt'],
+    additionalProperties: false,
+    properties: { _id: { bsonType: 'objectId' }, origin: string, address: string, document: string, checkedAt: date }
+  }
+}
+
 /** The layout marker: one document, written when the database is set up (STORE_LAYOUT). */
 export const STORE_META_VALIDATOR: Document = {
   $jsonSchema: {
@@ -372,7 +393,8 @@ export const VALIDATORS: Record<string, Document> = {
   [COLLECTIONS.chainCheckpoints]: CHECKPOINT_VALIDATOR,
   [COLLECTIONS.chainPayTos]: PAY_TO_SCAN_VALIDATOR,
   [COLLECTIONS.sources]: SOURCE_VALIDATOR,
-  [COLLECTIONS.serviceSources]: SERVICE_SOURCE_VALIDATOR
+  [COLLECTIONS.serviceSources]: SERVICE_SOURCE_VALIDATOR,
+  [COLLECTIONS.originProofs]: ORIGIN_PROOF_VALIDATOR
 }
 
 /** Document fields behind each list sort (SortField → field). */
@@ -477,6 +499,11 @@ export const SERVICE_SOURCE_INDEXES: IndexDescription[] = [
   { key: { serviceId: 1, firstSeenAt: 1, sourceId: 1 }, name: 'serviceId_firstSeenAt_sourceId' }
 ]
 
+export const ORIGIN_PROOF_INDEXES: IndexDescription[] = [
+  // One proof per origin and wallet; an origin's proofs by address (originProofs, recordOriginProofs).
+  { key: { origin: 1, address: 1 }, name: 'origin_address_unique', unique: true }
+]
+
 /** The code of a write a unique index refused. */
 export const DUPLICATE_KEY = 11000
 const NAMESPACE_EXISTS = 48
@@ -565,6 +592,7 @@ export async function setUpLayout (db: Db): Promise<void> {
   await db.collection(COLLECTIONS.chainPayTos).createIndexes(PAY_TO_SCAN_INDEXES)
   await db.collection(COLLECTIONS.sources).createIndexes(SOURCE_INDEXES)
   await db.collection(COLLECTIONS.serviceSources).createIndexes(SERVICE_SOURCE_INDEXES)
+  await db.collection(COLLECTIONS.originProofs).createIndexes(ORIGIN_PROOF_INDEXES)
   await db.collection<CounterDocument>(COLLECTIONS.counters).updateOne(
     { _id: SERVICE_COUNTER_ID }, { $setOnInsert: { seq: Long.ZERO } }, { upsert: true })
 }

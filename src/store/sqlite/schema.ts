@@ -11,7 +11,7 @@ import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
 
 /** The layout this build creates and reads; raised whenever a table or index changes. */
-export const STORE_LAYOUT = 2
+export const STORE_LAYOUT = 3
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
 export const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
@@ -150,6 +150,14 @@ CREATE TABLE service_sources (
   PRIMARY KEY (source_id, service_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX service_sources_service ON service_sources(service_id, source_id);
+-- Ownership proofs (src/store/sqlite/origin-proofs.ts): the payTo wallets that proved each origin.
+CREATE TABLE origin_proofs (
+  origin TEXT NOT NULL,
+  address TEXT NOT NULL,
+  document TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  PRIMARY KEY (origin, address)
+) STRICT, WITHOUT ROWID;
 CREATE TABLE leases (
   name TEXT PRIMARY KEY,
   holder TEXT NOT NULL,

@@ -4,7 +4,8 @@
  * reached the disk, not just the OS cache.
  *
  * One section of the port per file, as the port is laid out (src/store/catalog-store.ts):
- * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts, each
+ * services.ts, feed.ts, claims.ts, api-keys.ts, probes.ts, leases.ts, payments.ts, sources.ts,
+ * origin-proofs.ts, each
  * on the connection they share (connection.ts). This class opens the file; SectionedStore
  * (src/store/sectioned-store.ts) hands each method to its section.
  */
@@ -18,6 +19,7 @@ import { SqliteClaims } from './claims.js'
 import { SqliteConnection } from './connection.js'
 import { SqliteFeed } from './feed.js'
 import { SqliteLeases } from './leases.js'
+import { SqliteOriginProofs } from './origin-proofs.js'
 import { ListThread } from './list-thread.js'
 import { SqlitePayments } from './payments.js'
 import { SqliteProbes } from './probes.js'
@@ -77,7 +79,8 @@ export class SqliteCatalogStore extends SectionedStore {
       probes: new SqliteProbes(connection),
       leases: new SqliteLeases(connection),
       payments: new SqlitePayments(connection),
-      sources: new SqliteSources(connection)
+      sources: new SqliteSources(connection),
+      originProofs: new SqliteOriginProofs(connection)
     })
     this.#connection = connection
     this.#listThread = listThread

@@ -24,11 +24,12 @@ import { paymentUpserts } from '../../../src/store/mongodb/payments.js'
 import { TEST_NETWORK_IDS } from '../../../src/domain/networks.js'
 import type { SourceRecord, SyncReport } from '../../../src/domain/sources.js'
 import { fromSourceDocument, toSourceDocument } from '../../../src/store/mongodb/sources.js'
+import { fromOriginProofDocument, toOriginProofDocument } from '../../../src/store/mongodb/origin-proofs.js'
 import { PAYMENT_ORDER, paymentFilter, paymentSummaryPipeline, serviceFilter, serviceSort, toPaymentSummary } from '../../../src/store/mongodb/query.js'
 import {
   API_KEY_VALIDATOR, CHECKPOINT_INDEXES, CHECKPOINT_VALIDATOR, COLLECTIONS, EQUALITY_FILTER_KEYS, PAYMENT_INDEXES, PAYMENT_VALIDATOR, PAY_TO_SCAN_INDEXES,
   PAY_TO_SCAN_VALIDATOR, SERVICE_VALIDATOR, SORT_KEYS, STORE_LAYOUT, STORE_META_VALIDATOR, TOMBSTONE_VALIDATOR, VALIDATORS, MongoStoreLayoutError,
-  SOURCE_VALIDATOR, layoutVerdict, serviceIndexes, type LayoutMarkerDocument, type SourceDocument
+  SOURCE_VALIDATOR, ORIGIN_PROOF_INDEXES, ORIGIN_PROOF_VALIDATOR, layoutVerdict, serviceIndexes, type LayoutMarkerDocument, type OriginProofDocument, type SourceDocument
 } from '../../../src/store/mongodb/schema.js'
 
 const records = seedRecords(readSeedFile('demo'), '2025-01-02T03:04:05.678Z')
@@ -247,6 +248,14 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   for (const source of [bazaar, followed, caughtUp, fresh]) {
     t.same(fromSourceDocument(BSON.deserialize(BSON.serialize(toSourceDocument(source))) as SourceDocument), source, `${source.kind} source survives BSON`)
   }
+
+  // Ownership proofs: one document per origin and address, its check time a date.
+  const proof = { address: '0xAbCdEf0000000000000000000000000000000001', document: 'https://api.example.com/openapi.json', checkedAt: '2026-11-01T00:00:00.000Z' }
+  check('origin proofs', ORIGIN_PROOF_VALIDATOR, [toOriginProofDocument('https://api.example.com', proof)])
+  t.same(fromOriginProofDocument(BSON.deserialize(BSON.serialize(toOriginProofDocument('https://api.example.com', proof))) as OriginProofDocument), proof, 'a proof survives BSON')
+  t.notSame(violations(jsonSchema(ORIGIN_PROOF_VALIDATOR), { _id: new ObjectId(), ...toOriginProofDocument('https://api.example.com', proof), checkedAt: proof.checkedAt }), [], 'the check time is a date, not a string')
+  t.equal(VALIDATORS[COLLECTIONS.originProofs], ORIGIN_PROOF_VALIDATOR)
+  t.same(ORIGIN_PROOF_INDEXES.map((index) => [index.key, index.unique]), [[{ origin: 1, address: 1 }, true]], 'one proof per origin and address')
 })
 
 test('opening a database: a new one is set up, one of this layout opened, any other refused with one line', async (t) => {
