@@ -11,7 +11,6 @@ import { toProvenance, type Provenance, type SourceRecord, type SyncReport } fro
 import type { CatalogStore } from '../store/catalog-store.js'
 import { followCatalog } from './follow-catalog.js'
 import { readBazaarList } from './read-bazaar.js'
-import { readOriginSource } from './read-origin-source.js'
 import { retireUnlisted, SourcePass, type SyncDeps } from './source-pass.js'
 
 export type { SyncDeps } from './source-pass.js'
@@ -27,7 +26,9 @@ export async function syncSource (deps: SyncDeps, source: SourceRecord, options:
   const { report } = pass
   let whole = true
   if (source.kind === 'catalog') whole = await followCatalog(pass, options.whole === true)
-  else if (source.kind === 'origin') await readOriginSource(pass)
+  // Loaded when needed: it brings origin import, the prober and viem, half a second that every
+  // `npm run catalog -- sources` command would otherwise pay.
+  else if (source.kind === 'origin') await (await import('./read-origin-source.js')).readOriginSource(pass)
   else await readBazaarList(pass)
 
   if (report.complete && whole) {

@@ -11,7 +11,6 @@
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto'
 import { base58 } from '@scure/base'
-import { recoverMessageAddress } from 'viem'
 import { samePayTo } from './pay-to.js'
 
 /** Proofs read per document, and characters per proof; the rest are ignored (an ed25519 signature in hex is 128). */
@@ -54,6 +53,8 @@ async function evmSigner (origin: string, signature: string): Promise<string | n
   const hex = HEX_SIGNATURE.exec(signature)?.[1]
   if (hex === undefined) return null
   try {
+    // Loaded when a proof is checked: viem is ~0.3 s to load, and every store opens this module.
+    const { recoverMessageAddress } = await import('viem')
     return await recoverMessageAddress({ message: origin, signature: `0x${hex}` })
   } catch {
     return null
