@@ -9,14 +9,12 @@
  * whole read. A listing this catalog already held under another id does not hear of its
  * deletion until the next whole read (docs/sources.md).
  */
+import { isObject } from '../domain/bazaar-item.js'
 import { readCatalogItem } from '../domain/catalog-item.js'
 import { CURSOR_PATTERN, MAX_CHANGES_LIMIT } from '../domain/change-feed.js'
 import { MAX_PAGE_BYTES, MAX_SOURCE_ITEMS, type SourcedItem, type SourcePass } from './source-pass.js'
 
 const CURSOR = new RegExp(CURSOR_PATTERN)
-
-type Json = Record<string, unknown>
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The page's changes and next cursor, or why the page cannot be read. */
 function feedPage (document: unknown): { changes: unknown[], next: string } | string {

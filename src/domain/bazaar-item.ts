@@ -28,12 +28,32 @@ export type ItemRead =
 
 type Json = Record<string, unknown>
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
-const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
+/** Helpers the readers of upstream items share (this file, src/domain/catalog-item.ts, src/application/follow-catalog.ts). */
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
 
-function cut (value: string | undefined, max: number, multiline: boolean): string | undefined {
+/** Upstream text cleaned (cleanText) and cut to `max` characters. */
+export function cut (value: string, max: number, multiline: boolean): string
+export function cut (value: string | undefined, max: number, multiline: boolean): string | undefined
+export function cut (value: string | undefined, max: number, multiline: boolean): string | undefined {
   if (value === undefined) return undefined
   return [...cleanText(value, multiline)].slice(0, max).join('')
+}
+
+/** An item's tags, each cleaned (the Bazaar's rules then keep or drop them); undefined when it has no list. */
+export function cleanTags (value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.flatMap((tag) => typeof tag === 'string' ? [cleanText(tag, false)] : []) : undefined
+}
+
+/** An upstream item's address (resource, endpoint) as a report names it, cleaned and cut. */
+export function itemName (value: string): string {
+  return cut(value, ITEM_NAME_LENGTH, false)
+}
+
+/** Why an item is refused for its size (`noun`: how the report calls it), or null when it is within MAX_ITEM_BYTES. */
+export function oversized (value: unknown, noun: string): string | null {
+  const size = Buffer.byteLength(JSON.stringify(value) ?? '')
+  return size > MAX_ITEM_BYTES ? `${noun} is ${Math.ceil(size / 1024)} KiB, over ${MAX_ITEM_BYTES / 1024} KiB` : null
 }
 
 /** The payment entries of an item as the prober normalises a 402 answer's (v1 maxAmountRequired is v2 amount); malformed entries are skipped. */
@@ -98,9 +118,9 @@ function listedBody (endpoint: string, method: HttpMethod, chosen: ReturnType<ty
 
 /** Reads one item; `position` (1-based) names it in a report when it has no resource. */
 export function readBazaarItem (item: unknown, position: number): ItemRead {
-  const size = Buffer.byteLength(JSON.stringify(item) ?? '')
-  const name = isObject(item) && typeof item.resource === 'string' ? [...cleanText(item.resource, false)].slice(0, ITEM_NAME_LENGTH).join('') : `item ${position}`
-  if (size > MAX_ITEM_BYTES) return { ok: false, item: name, reason: `the item is ${Math.ceil(size / 1024)} KiB, over ${MAX_ITEM_BYTES / 1024} KiB` }
+  const name = isObject(item) && typeof item.resource === 'string' ? itemName(item.resource) : `item ${position}`
+  const tooLarge = oversized(item, 'the item')
+  if (tooLarge !== null) return { ok: false, item: name, reason: tooLarge }
   if (!isObject(item)) return { ok: false, item: name, reason: 'not an object' }
   if (item.type !== undefined && item.type !== 'http') return { ok: false, item: name, reason: `type ${JSON.stringify(item.type)} is not an HTTP resource` }
   if (typeof item.resource !== 'string') return { ok: false, item: name, reason: 'no resource URL' }
@@ -120,7 +140,8 @@ export function readBazaarItem (item: unknown, position: number): ItemRead {
     const metadataName = isObject(item.metadata) ? text(item.metadata.name) : undefined
     const serviceName = cut(text(item.serviceName) ?? metadataName, MAX_NAME_LENGTH, false)
     if (serviceName !== undefined) answer.serviceName = serviceName
-    if (Array.isArray(item.tags)) answer.tags = item.tags.flatMap((tag) => typeof tag === 'string' ? [cleanText(tag, false)] : [])
+    const tags = cleanTags(item.tags)
+    if (tags !== undefined) answer.tags = tags
     return { ok: true, body: listedBody(endpoint, method, chosen, answer) }
   } catch (err) {
     if (err instanceof ValidationError) return { ok: false, item: name, reason: err.message.replace(/the endpoint's 402 answer/g, 'the item') }

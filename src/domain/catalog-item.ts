@@ -6,24 +6,17 @@
  * `claimed` and dates are the other catalog's measurements and words, never read.
  */
 import { ValidationError } from '../errors.js'
-import type { ItemRead } from './bazaar-item.js'
-import { MAX_ITEM_BYTES } from './bazaar-item.js'
+import { cleanTags, cut, isObject, itemName, oversized, text, type ItemRead } from './bazaar-item.js'
 import { HTTP_METHODS, type HttpMethod } from './http-method.js'
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, type AnswerText } from './listing-text.js'
 import { listingText } from './prefill.js'
-import { cleanText, normalizeEndpoint } from './registration.js'
-
-type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
-const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
-const cut = (value: string, max: number, multiline: boolean): string => [...cleanText(value, multiline)].slice(0, max).join('')
+import { normalizeEndpoint } from './registration.js'
 
 /** Reads one published listing; `position` names it in a report when it has no endpoint. */
 export function readCatalogItem (service: unknown, position: number): ItemRead {
-  const size = Buffer.byteLength(JSON.stringify(service) ?? '')
-  const name = isObject(service) && typeof service.endpoint === 'string' ? cut(service.endpoint, 200, false) : `change ${position}`
-  if (size > MAX_ITEM_BYTES) return { ok: false, item: name, reason: `the listing is ${Math.ceil(size / 1024)} KiB, over ${MAX_ITEM_BYTES / 1024} KiB` }
+  const name = isObject(service) && typeof service.endpoint === 'string' ? itemName(service.endpoint) : `change ${position}`
+  const tooLarge = oversized(service, 'the listing')
+  if (tooLarge !== null) return { ok: false, item: name, reason: tooLarge }
   if (!isObject(service)) return { ok: false, item: name, reason: 'not an object' }
   const endpointText = text(service.endpoint)
   if (endpointText === undefined) return { ok: false, item: name, reason: 'no endpoint' }
@@ -41,7 +34,8 @@ export function readCatalogItem (service: unknown, position: number): ItemRead {
     if (serviceName !== undefined) answer.serviceName = cut(serviceName, MAX_NAME_LENGTH, false)
     const description = text(service.description)
     if (description !== undefined) answer.description = cut(description, MAX_DESCRIPTION_LENGTH, true)
-    if (Array.isArray(service.tags)) answer.tags = service.tags.flatMap((tag) => typeof tag === 'string' ? [cleanText(tag, false)] : [])
+    const tags = cleanTags(service.tags)
+    if (tags !== undefined) answer.tags = tags
     const listed = listingText(answer, endpoint, method as HttpMethod)
     return {
       ok: true,
