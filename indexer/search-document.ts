@@ -5,7 +5,7 @@ import { analyzeField } from '../src/search/analysis/analyzer.js'
 import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { DocumentTerm, SearchDocument } from '../src/search/search-engine.js'
 import { callSchemaWords, declaredExtensions } from '../src/domain/call-schema.js'
-import { nameSortKey } from '../src/domain/sort-keys.js'
+import { nameSortKey, priceSortKey } from '../src/domain/sort-keys.js'
 import { payToKey } from '../src/domain/pay-to.js'
 
 const categoryText = new Map(CATEGORIES.map((c) => [c.id, `${c.name} ${c.nameJa}`]))
@@ -51,7 +51,7 @@ export function toSearchDocument (record: ServiceRecord, seq: number, tokenizer:
     category: record.category,
     status: record.status,
     chains: record.supportedChains,
-    priceAtomic: record.priceAtomic,
+    priceAtomic: priceSortKey(record.priceAtomic),
     trustScore: record.trustScore,
     nameSort: nameSortKey(record.name),
     createdAt: record.createdAt,

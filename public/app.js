@@ -170,6 +170,12 @@ els.sort.addEventListener('change', () => {
   navigate({ ...current, sortBy: els.sort.value === '' ? undefined : els.sort.value, page: 1 })
 })
 
+/** A listing's price: "0.001 USDC / request", or "dynamic" when it is not fixed (pricePerRequest null). */
+function priceText (service, strings) {
+  if (service.pricing.pricePerRequest === null) return [h('strong', { title: strings.dynamicPriceHint }, strings.dynamicPrice)]
+  return [h('strong', {}, `${service.pricing.pricePerRequest} ${service.pricing.currency}`), ` ${strings.perRequest}`]
+}
+
 function showPriceError (show) {
   els.maxPriceError.hidden = !show
   els.maxPriceError.textContent = show ? t().maxPriceInvalid : ''
@@ -365,7 +371,7 @@ function renderResult ({ service, matches, uptimeScore }) {
         h('span', { class: 'badges' }, statusBadge(service.status), testnetBadge(service))),
       h('p', { class: 'result-description' }, highlighted(service.description, needles)),
       h('ul', { class: 'result-meta' },
-        h('li', { class: 'price' }, h('strong', {}, `${service.pricing.pricePerRequest} ${service.pricing.currency}`), ` ${strings.perRequest}`),
+        h('li', { class: 'price' }, ...priceText(service, strings)),
         h('li', {}, categoryName(service.category)),
         h('li', { class: 'network', title: service.supportedChains.map(networkName).join(', ') },
           networkName(chain ?? service.x402Config.network), otherChains.length > 0 ? ` ${strings.moreChains(otherChains.length)}` : ''),
@@ -510,7 +516,7 @@ function detailContent (service, status, payments = []) {
     h('p', { class: 'detail-description' }, service.description),
     h('dl', { class: 'facts' },
       row(strings.category, categoryName(service.category)),
-      row(strings.price, `${service.pricing.pricePerRequest} ${service.pricing.currency} ${strings.perRequest}`,
+      row(strings.price, priceText(service, strings),
         service.pricing.freeQuota > 0 ? ` · ${strings.freeQuota(service.pricing.freeQuota)}` : ''),
       row(strings.endpoint, h('code', { class: 'break' }, service.endpoint)),
       row(strings.method, typeof service.method === 'string' ? service.method : 'GET'),

@@ -33,17 +33,20 @@ export function x402Transfers (
 /** A listed service's price and id, as attribution needs them. */
 export interface PricedService {
   id: string
-  priceAtomic: number
+  /** Null: a dynamic price, which may be any amount. */
+  priceAtomic: number | null
 }
 
 /**
  * The service a payment to a payTo belongs to: the only one listed with it; when several
- * share it, the one whose price equals the amount when exactly one does; otherwise null
- * (each sharer then reports the payTo's figures, scope "shared").
+ * share it, the one whose price equals the amount when exactly one does (a dynamic price may
+ * be any amount: beside one, no amount is one sharer's); otherwise null (each sharer then
+ * reports the payTo's figures, scope "shared").
  */
 export function attribute (services: readonly PricedService[], amount: bigint): string | null {
   if (services.length === 1) return (services[0] as PricedService).id
-  const priced = services.filter((s) => BigInt(s.priceAtomic) === amount)
+  if (services.some((s) => s.priceAtomic === null)) return null
+  const priced = services.filter((s) => BigInt(s.priceAtomic as number) === amount)
   return priced.length === 1 ? (priced[0] as PricedService).id : null
 }
 

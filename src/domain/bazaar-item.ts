@@ -1,21 +1,23 @@
 /**
  * A Bazaar discovery item (one entry of a facilitator's `GET /discovery/resources`, x402 v1 or
  * v2) read as a listing, the way registration from the endpoint reads a 402 answer
- * (src/domain/prefill.ts): the first `exact` USDC payment on a network the catalog knows gives
- * price, network and payTo; `serviceName` (else a catalog export's `metadata.name`),
+ * (src/domain/prefill.ts): the first `exact` USDC payment with a positive amount on a network
+ * the catalog knows gives price, network and payTo; without one, the first USDC payment on a
+ * known network gives network and payTo, and the price is dynamic (null: an empty or zero
+ * amount, another scheme); `serviceName` (else a catalog export's `metadata.name`),
  * `description` and `tags` give the text (a v1 item has no name: it is derived as registration
  * does); the method is the one the item's call schema
  * declares, else GET. Upstream text is cleaned rather than refused: control and bidi-override
  * characters become spaces, unpaired surrogates U+FFFD, over-long text is cut. An item is refused
- * alone, with its reason, when it names no HTTP resource, asks no fixed USDC price, or is over
+ * alone, with its reason, when it names no HTTP resource, asks no USDC on a known network, or is over
  * MAX_ITEM_BYTES. Nothing an item says about its own status or usage (`quality`, the rest of `metadata`) is read.
  */
 import { ValidationError } from '../errors.js'
 import { HTTP_METHODS, type HttpMethod } from './http-method.js'
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, type AnswerText } from './listing-text.js'
-import { chooseRequirement, listingText } from './prefill.js'
+import { choosePayment, chooseRequirement, listingText } from './prefill.js'
 import type { PaymentRequirement } from './probe.js'
-import { cleanText, normalizeEndpoint, type RegistrationBody } from './registration.js'
+import { cleanText, normalizeEndpoint, type ListingBody } from './registration.js'
 
 /** An item's JSON above this is refused (real items are 1–5 KB; a call schema may add some). */
 export const MAX_ITEM_BYTES = 64 * 1024
@@ -23,7 +25,7 @@ export const MAX_ITEM_BYTES = 64 * 1024
 const ITEM_NAME_LENGTH = 200
 
 export type ItemRead =
-  | { ok: true, body: RegistrationBody & { method: HttpMethod, category: '' } }
+  | { ok: true, body: ListingBody & { method: HttpMethod, category: '' } }
   | { ok: false, item: string, reason: string }
 
 type Json = Record<string, unknown>
@@ -81,20 +83,22 @@ function fixedPrice (requirement: PaymentRequirement): boolean {
   return requirement.scheme === 'exact' && /^\d{1,18}$/.test(requirement.amount) && !/^0+$/.test(requirement.amount)
 }
 
-function noFixedPrice (requirements: readonly PaymentRequirement[]): string {
-  const schemes = [...new Set(requirements.map(({ scheme }) => scheme))].join(', ')
-  return `no fixed price: no exact payment with a positive amount (schemes: ${schemes}; amounts: ${requirements.map(({ amount }) => JSON.stringify(amount)).join(', ')})`
+/** The terms a listing is made from: a fixed price when an entry offers one, else a payable entry with its price dynamic (null). */
+function chooseTerms (requirements: readonly PaymentRequirement[]): { requirement: PaymentRequirement, currency: string, price: string | null } {
+  const priced = requirements.filter(fixedPrice)
+  if (priced.length > 0) return chooseRequirement(priced, undefined)
+  const { requirement, currency } = choosePayment(requirements, undefined)
+  return { requirement, currency: currency.code, price: null }
 }
 
 /**
  * A resource an origin's document lists, read from its own 402 answer (an `origin` source) by
- * the rules an item is read by: its fixed-price terms and the text the answer offers.
+ * the rules an item is read by: its terms and the text the answer offers.
  */
 export function readAnswerItem (endpoint: string, method: HttpMethod, accepts: readonly PaymentRequirement[], answer: AnswerText | undefined): ItemRead {
-  const priced = accepts.filter(fixedPrice)
-  if (priced.length === 0) return { ok: false, item: endpoint, reason: noFixedPrice(accepts) }
+  if (accepts.length === 0) return { ok: false, item: endpoint, reason: 'accepts lists no payment entry' }
   try {
-    return { ok: true, body: listedBody(endpoint, method, chooseRequirement(priced, undefined), answer) }
+    return { ok: true, body: listedBody(endpoint, method, chooseTerms(accepts), answer) }
   } catch (err) {
     if (err instanceof ValidationError) return { ok: false, item: endpoint, reason: err.message }
     throw err
@@ -102,7 +106,7 @@ export function readAnswerItem (endpoint: string, method: HttpMethod, accepts: r
 }
 
 /** The listing an item or answer makes from its chosen payment entry and its text. */
-function listedBody (endpoint: string, method: HttpMethod, chosen: ReturnType<typeof chooseRequirement>, answer: AnswerText | undefined): Extract<ItemRead, { ok: true }>['body'] {
+function listedBody (endpoint: string, method: HttpMethod, chosen: ReturnType<typeof chooseTerms>, answer: AnswerText | undefined): Extract<ItemRead, { ok: true }>['body'] {
   const listed = listingText(answer, endpoint, method)
   return {
     endpoint,
@@ -128,10 +132,8 @@ export function readBazaarItem (item: unknown, position: number): ItemRead {
     const endpoint = normalizeEndpoint(item.resource)
     const entries = requirementsOf(item.accepts)
     if (entries.length === 0) return { ok: false, item: name, reason: 'accepts lists no payment entry' }
-    const priced = entries.filter(({ requirement }) => fixedPrice(requirement))
-    if (priced.length === 0) return { ok: false, item: name, reason: noFixedPrice(entries.map(({ requirement }) => requirement)) }
-    const chosen = chooseRequirement(priced.map(({ requirement }) => requirement), undefined)
-    const entry = priced.find(({ requirement }) => requirement === chosen.requirement)?.raw
+    const chosen = chooseTerms(entries.map(({ requirement }) => requirement))
+    const entry = entries.find(({ requirement }) => requirement === chosen.requirement)?.raw
     const method = methodOf(item, entry)
     const answer: AnswerText = {}
     const description = cut(text(item.description) ?? text(entry?.description), MAX_DESCRIPTION_LENGTH, true)

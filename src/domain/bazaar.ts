@@ -28,8 +28,8 @@ export const DEFAULT_MIME_TYPE = 'application/json'
 export const BazaarAcceptSchema = Type.Object({
   scheme: Type.String(),
   network: Type.String({ description: 'CAIP-2 id' }),
-  amount: Type.String({ pattern: '^\\d+$', description: 'Atomic units' }),
-  maxAmountRequired: Type.String({ pattern: '^\\d+$', description: 'Same as amount (x402 v1 name)' }),
+  amount: Type.String({ pattern: '^\\d*$', description: 'Atomic units; empty when the price is not fixed (dynamic), as Bazaar lists write it' }),
+  maxAmountRequired: Type.String({ pattern: '^\\d*$', description: 'Same as amount (x402 v1 name)' }),
   asset: Type.String(),
   payTo: Type.String(),
   maxTimeoutSeconds: Type.Number({ exclusiveMinimum: 0 }),
@@ -63,7 +63,7 @@ export const BazaarItemSchema = Type.Object({
     trustScore: Type.Integer(),
     method: HttpMethodEnum,
     supportedChains: Type.Array(Type.String()),
-    pricing: Type.Object({ currency: Type.String(), pricePerRequest: Type.String(), freeQuota: Type.Integer() }),
+    pricing: Type.Object({ currency: Type.String(), pricePerRequest: Type.Union([Type.String(), Type.Null()], { description: 'null when the price is not fixed (dynamic)' }), freeQuota: Type.Integer() }),
     acceptsSource: StringEnum(['probe', 'registration'], { description: 'Where accepts came from' }),
     claimed: Type.Boolean({ description: 'true when the owner proved control of the resource\'s origin; false: description and name are the registrant\'s, not confirmed by the provider' }),
     sources: Type.Optional(Type.Array(Type.Object({
@@ -142,11 +142,11 @@ export function bazaarTags (record: Pick<ServiceRecord, 'category' | 'tags'>): s
 
 /**
  * Requirements a paying client would see, derived from the registration: `exact` USDC on
- * each supported chain at the registered price. A chain whose USDC the x402 packages do not
- * know is left out (no asset to name).
+ * each supported chain at the registered price (an empty amount when it is dynamic, as Bazaar
+ * lists write one). A chain whose USDC the x402 packages do not know is left out (no asset to name).
  */
 export function acceptsFromRegistration (record: ServiceRecord): BazaarAccept[] {
-  const amount = String(record.priceAtomic)
+  const amount = record.priceAtomic === null ? '' : String(record.priceAtomic)
   return record.supportedChains.flatMap((chain): BazaarAccept[] => {
     const network = resolveNetwork(chain)
     if (network?.usdc == null) return []
@@ -183,7 +183,8 @@ export function withProvenance (item: BazaarItem, sources: readonly Provenance[]
 }
 
 export function toBazaarItem (record: ServiceRecord): BazaarItem {
-  const fromProbe = record.paymentRequirements !== null && record.paymentRequirements.length > 0
+  // A dynamic price's probe may have matched any scheme and amount: its items keep to what is known (exact, no amount).
+  const fromProbe = record.paymentRequirements !== null && record.paymentRequirements.length > 0 && record.priceAtomic !== null
   const accepts = fromProbe
     ? (record.paymentRequirements as PaymentRequirement[]).map((req) => ({ ...req, maxAmountRequired: req.amount }))
     : acceptsFromRegistration(record)
@@ -214,7 +215,7 @@ export function toBazaarItem (record: ServiceRecord): BazaarItem {
       supportedChains: record.supportedChains,
       pricing: {
         currency: record.currency,
-        pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6),
+        pricePerRequest: record.priceAtomic === null ? null : formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6),
         freeQuota: record.freeQuota
       },
       acceptsSource,

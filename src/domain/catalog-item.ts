@@ -24,7 +24,9 @@ export function readCatalogItem (service: unknown, position: number): ItemRead {
   if (!(HTTP_METHODS as readonly string[]).includes(method)) return { ok: false, item: name, reason: `method ${JSON.stringify(service.method)} is not one of ${HTTP_METHODS.join(', ')}` }
   const pricing = isObject(service.pricing) ? service.pricing : {}
   const x402 = isObject(service.x402Config) ? service.x402Config : {}
-  const [currency, price, payTo, network] = [pricing.currency, pricing.pricePerRequest, x402.paymentAddress, x402.network].map(text)
+  const [currency, payTo, network] = [pricing.currency, x402.paymentAddress, x402.network].map(text)
+  // null: the other catalog lists the price as dynamic.
+  const price = pricing.pricePerRequest === null ? null : text(pricing.pricePerRequest)
   if (currency === undefined || price === undefined) return { ok: false, item: name, reason: 'no pricing.currency and pricing.pricePerRequest' }
   if (payTo === undefined || network === undefined) return { ok: false, item: name, reason: 'no x402Config.paymentAddress and x402Config.network' }
   try {

@@ -56,9 +56,11 @@ export function parseUpperBound (value: string, decimals: number): DecimalParse 
   const match = DECIMAL.exec(value)
   if (match === null) return { ok: false, reason: 'must be a decimal number such as "0.01"' }
   const whole = (match[1] as string).replace(/^0+(?=\d)/, '')
-  if (whole.length > String(MAX_PRICE_UNITS).length) return { ok: true, atomic: Number.MAX_SAFE_INTEGER }
+  // Past the highest fixed price every fixed price is admitted, and a dynamic one never is (src/domain/sort-keys.ts).
+  const highest = MAX_PRICE_UNITS * 10 ** decimals
+  if (whole.length > String(MAX_PRICE_UNITS).length) return { ok: true, atomic: highest }
   const fraction = (match[2] ?? '').slice(0, decimals).padEnd(decimals, '0')
-  return { ok: true, atomic: Number(whole) * 10 ** decimals + Number(fraction) }
+  return { ok: true, atomic: Math.min(highest, Number(whole) * 10 ** decimals + Number(fraction)) }
 }
 
 /** Formats atomic units as the shortest exact decimal string ("1000" at 6 decimals → "0.001"). */

@@ -76,6 +76,13 @@ export function listingText (
  * an error names the field the client sent.
  */
 export function chooseRequirement (accepts: readonly PaymentRequirement[], network: string | undefined, networkField = 'network'): { requirement: PaymentRequirement, currency: string, price: string } {
+  const { requirement, currency } = choosePayment(accepts, network, networkField)
+  if (!/^\d{1,18}$/.test(requirement.amount) || /^0+$/.test(requirement.amount)) throw new ValidationError('pricing.pricePerRequest', `the endpoint's 402 answer asks for amount "${requirement.amount}", not a positive atomic amount`)
+  return { requirement, currency: currency.code, price: formatAtomic(BigInt(requirement.amount), currency.decimals) }
+}
+
+/** chooseRequirement's network and USDC choice, whatever the entry's amount (a source's dynamic price). */
+export function choosePayment (accepts: readonly PaymentRequirement[], network: string | undefined, networkField = 'network'): { requirement: PaymentRequirement, currency: { code: string, decimals: number } } {
   const wanted = network === undefined ? undefined : resolveNetwork(network)
   if (network !== undefined && wanted === undefined) throw new ValidationError(networkField, `unknown network "${network}"; use an x402 network name (base, solana, …) or a CAIP-2 id (eip155:8453, …)`)
   const candidates = accepts.filter((entry) => wanted === undefined ? resolveNetwork(entry.network) !== undefined : entry.network === wanted.id)
@@ -90,9 +97,7 @@ export function chooseRequirement (accepts: readonly PaymentRequirement[], netwo
     return usdc === null || (resolveNetwork(entry.network)?.family === 'evm' ? usdc.toLowerCase() === entry.asset.toLowerCase() : usdc === entry.asset)
   })
   if (inUsdc === undefined) throw new ValidationError('pricing.currency', `the endpoint's 402 answer asks for no USDC on ${candidates.map((e) => e.network).join(', ')}; the catalog lists USDC prices only`)
-  if (!/^\d{1,18}$/.test(inUsdc.amount) || /^0+$/.test(inUsdc.amount)) throw new ValidationError('pricing.pricePerRequest', `the endpoint's 402 answer asks for amount "${inUsdc.amount}", not a positive atomic amount`)
-  const usdc = findCurrency('USDC') as { code: string, decimals: number }
-  return { requirement: inUsdc, currency: usdc.code, price: formatAtomic(BigInt(inUsdc.amount), usdc.decimals) }
+  return { requirement: inUsdc, currency: findCurrency('USDC') as { code: string, decimals: number } }
 }
 
 /** What a probe's answer changes in a listing's text, and the category that follows it. */

@@ -1,9 +1,9 @@
 /**
  * Whether an endpoint's advertised payment requirements are the ones it was registered
  * with: one accepts entry on the registered network (CAIP-2) paying the registered
- * address (EVM case-insensitive, Solana exact) the registered price in atomic units, in
- * the network's USDC when the catalog knows that token. The reason names the first
- * difference, for the provider to fix.
+ * address (EVM case-insensitive, Solana exact) the registered price in atomic units (any
+ * amount for a listing whose price is dynamic), in the network's USDC when the catalog knows
+ * that token. The reason names the first difference, for the provider to fix.
  */
 import { findCurrency, formatAtomic } from './money.js'
 import { resolveNetwork } from './networks.js'
@@ -44,9 +44,9 @@ export function matchRequirements (target: ProbeTarget, accepts: readonly Paymen
   if (toPayee.length === 0) {
     return { matched: false, reason: `payTo ${listOf(onNetwork.map((entry) => shortAddress(entry.payTo)))} differs from registered ${shortAddress(target.paymentAddress)}` }
   }
-  const price = String(target.priceAtomic)
-  const atPrice = toPayee.filter((entry) => entry.amount === price)
-  if (atPrice.length === 0) {
+  const price = target.priceAtomic === null ? null : String(target.priceAtomic)
+  const atPrice = price === null ? toPayee : toPayee.filter((entry) => entry.amount === price)
+  if (price !== null && atPrice.length === 0) {
     return { matched: false, reason: `price ${listOf(toPayee.map((entry) => usdcOf(entry.amount)))} differs from registered ${usdcOf(price)}` }
   }
   const usdc = network?.usdc ?? null

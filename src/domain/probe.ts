@@ -27,7 +27,8 @@ export interface ProbeTarget {
   /** CAIP-2 id of the registered network. */
   network: string
   paymentAddress: string
-  priceAtomic: number
+  /** Null: a dynamic price, which any amount matches. */
+  priceAtomic: number | null
 }
 
 /** Only the target's fields of a listing (a ServiceRecord is one), so a probe carries no more of it. */

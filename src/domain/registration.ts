@@ -52,6 +52,8 @@ export const RegistrationBodySchema = Type.Object({
   tags: Type.Optional(TagsSchema)
 }, { additionalProperties: false })
 export type RegistrationBody = Static<typeof RegistrationBodySchema>
+/** A listing's fields as a record is built from them: a registration, or a source's item, whose price may be dynamic (null). */
+export type ListingBody = Omit<RegistrationBody, 'pricing'> & { pricing: Omit<RegistrationBody['pricing'], 'pricePerRequest'> & { pricePerRequest: string | null } }
 
 /**
  * POST /api/services: a complete registration, or the endpoint alone with whatever the
@@ -175,7 +177,7 @@ export function canonicalNetwork (field: string, value: string): { id: string, f
  * ValidationError naming the first offending field. Nothing is stored here.
  */
 export function buildServiceRecord (
-  body: RegistrationBody,
+  body: ListingBody,
   identity: { id: string, ownerId: string | null, now: string },
   monitoring: MonitoringState = INITIAL_MONITORING,
   createdAt: string = identity.now,
@@ -190,9 +192,9 @@ export function buildServiceRecord (
 
   const currency = findCurrency(body.pricing.currency)
   if (currency === undefined) throw new ValidationError('pricing.currency', `must be one of: ${Object.keys(CURRENCIES).join(', ')}`)
-  const price = parseDecimal(body.pricing.pricePerRequest, currency.decimals)
-  if (!price.ok) throw new ValidationError('pricing.pricePerRequest', price.reason)
-  if (price.atomic === 0) throw new ValidationError('pricing.pricePerRequest', 'must be greater than 0')
+  const price = body.pricing.pricePerRequest === null ? null : parseDecimal(body.pricing.pricePerRequest, currency.decimals)
+  if (price !== null && !price.ok) throw new ValidationError('pricing.pricePerRequest', price.reason)
+  if (price?.atomic === 0) throw new ValidationError('pricing.pricePerRequest', 'must be greater than 0')
 
   const network = canonicalNetwork('x402Config.network', body.x402Config.network)
   if (!isValidPaymentAddress(network.family, body.x402Config.paymentAddress)) {
@@ -217,7 +219,7 @@ export function buildServiceRecord (
     method: body.method ?? 'GET',
     category: body.category,
     currency: currency.code,
-    priceAtomic: price.atomic,
+    priceAtomic: price === null ? null : price.atomic,
     freeQuota: body.pricing.freeQuota ?? 0,
     paymentAddress: body.x402Config.paymentAddress,
     network: network.id,
@@ -253,15 +255,15 @@ export const ServicePatchSchema = Type.Object({
 }, { additionalProperties: false, minProperties: 1 })
 export type ServicePatch = Static<typeof ServicePatchSchema>
 
-/** The registration body a stored record corresponds to (its extra chains, its price as a decimal string). */
-export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
+/** The fields a stored record was built from (its extra chains, its price as a decimal string, null when dynamic). */
+export function registrationBodyOf (record: ServiceRecord): ListingBody {
   return {
     name: record.name,
     description: record.description,
     endpoint: record.endpoint,
     method: record.method,
     category: record.category,
-    pricing: { currency: record.currency, pricePerRequest: formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6), freeQuota: record.freeQuota },
+    pricing: { currency: record.currency, pricePerRequest: record.priceAtomic === null ? null : formatAtomic(record.priceAtomic, findCurrency(record.currency)?.decimals ?? 6), freeQuota: record.freeQuota },
     x402Config: { paymentAddress: record.paymentAddress, network: record.network },
     supportedChains: record.supportedChains.slice(1),
     tags: record.tags
@@ -278,7 +280,7 @@ export function registrationBodyOf (record: ServiceRecord): RegistrationBody {
  */
 export function applyServicePatch (record: ServiceRecord, patch: ServicePatch, now: string, inferCategory?: CategoryInferrer): { record: ServiceRecord, reprobe: boolean } {
   const current = registrationBodyOf(record)
-  const body: RegistrationBody = {
+  const body: ListingBody = {
     ...current,
     description: patch.description ?? current.description,
     method: patch.method ?? current.method,

@@ -32,7 +32,7 @@ export const ServiceSchema = Type.Object({
   category: Type.String(),
   pricing: Type.Object({
     currency: Type.String(),
-    pricePerRequest: DecimalString,
+    pricePerRequest: Type.Union([DecimalString, Type.Null()], { description: 'Per request, in the currency; null when the price is not fixed (dynamic: the endpoint sets it per request). Price filters leave those out; the price sort puts them last cheapest first, first dearest first' }),
     freeQuota: Type.Integer({ minimum: 0 })
   }),
   x402Config: Type.Object({
@@ -120,7 +120,8 @@ export interface ServiceRecord {
   method: HttpMethod
   category: string
   currency: string
-  priceAtomic: number
+  /** Null: the price is not fixed (dynamic): the source listed no exact positive amount (docs/sources.md). */
+  priceAtomic: number | null
   freeQuota: number
   paymentAddress: string
   network: string
@@ -166,7 +167,7 @@ export function toService (record: ServiceRecord): Service {
     category: record.category,
     pricing: {
       currency: record.currency,
-      pricePerRequest: formatAtomic(record.priceAtomic, decimalsOf(record.currency)),
+      pricePerRequest: record.priceAtomic === null ? null : formatAtomic(record.priceAtomic, decimalsOf(record.currency)),
       freeQuota: record.freeQuota
     },
     x402Config: { paymentAddress: record.paymentAddress, network: record.network },

@@ -26,3 +26,21 @@ export function compareText (a: string, b: string): number {
   }
   return a.length - b.length
 }
+
+/**
+ * Price sort key for a listing whose price is not fixed (priceAtomic null: a dynamic price).
+ * It sorts above every fixed price (at most MAX_PRICE_UNITS, src/domain/money.ts), as SQL's
+ * NULLs sort by default: last cheapest first, first dearest first. No price bound reaches it
+ * (parseUpperBound stops at the highest fixed price), so the price filter never admits one.
+ * Stores and engines keep this key where they order and filter by price.
+ */
+export const DYNAMIC_PRICE_KEY = Number.MAX_SAFE_INTEGER
+
+export function priceSortKey (priceAtomic: number | null): number {
+  return priceAtomic ?? DYNAMIC_PRICE_KEY
+}
+
+/** The price a stored sort key stands for: null for DYNAMIC_PRICE_KEY. */
+export function priceOfSortKey (key: number): number | null {
+  return key === DYNAMIC_PRICE_KEY ? null : key
+}

@@ -9,7 +9,8 @@
  * is the price of exactly one of them belongs to that one; any other payment (an amount no
  * sharer charges, or a price two sharers charge) is ambiguous. While the pair has no
  * ambiguous payment, each sharer counts the payments of its own price (scope 'service');
- * once it has one, every sharer reports the whole payTo's figures (scope 'shared').
+ * once it has one, every sharer reports the whole payTo's figures (scope 'shared'). A sharer
+ * whose price is dynamic may be paid any amount: beside one, every payment is ambiguous.
  */
 import { payToKey } from './pay-to.js'
 import type { PaymentFilter, PaymentSummary, ServiceUsage } from './payment.js'
@@ -33,6 +34,7 @@ export interface Attribution {
 export function distinctPrices (sharers: readonly UsageSubject[]): string[] {
   const counts = new Map<string, number>()
   for (const sharer of sharers) {
+    if (sharer.priceAtomic === null) continue
     const price = String(sharer.priceAtomic)
     counts.set(price, (counts.get(price) ?? 0) + 1)
   }
@@ -48,12 +50,13 @@ export async function attributeUsage (service: UsageSubject, sharers: readonly U
   const payTo: PaymentFilter = { network: service.network, payTo: payToKey(service.paymentAddress) }
   const all = sharers.some((s) => s.id === service.id) ? sharers : [...sharers, service]
   if (all.length <= 1) return { scope: 'service', filter: payTo }
+  if (all.some((s) => s.priceAtomic === null)) return { scope: 'shared', filter: payTo }
   const distinct = distinctPrices(all)
   // One count over the indexed (network, payTo) rows decides the scope for every window.
   const ambiguous = await summarize({ ...payTo, excludeAmounts: distinct })
   if (ambiguous.count > 0) return { scope: 'shared', filter: payTo }
   // No ambiguous payment: a sharer with a price another sharer charges too has none of its own.
-  return { scope: 'service', filter: { ...payTo, amount: String(service.priceAtomic) } }
+  return { scope: 'service', filter: { ...payTo, amount: String(service.priceAtomic as number) } }
 }
 
 /** The service's usage figures at `now`: all-time and over the last 30 days. */

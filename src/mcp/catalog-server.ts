@@ -64,7 +64,8 @@ export function agentView (record: ServiceRecord): Record<string, unknown> {
       asset: network?.usdc ?? null,
       currency: service.pricing.currency,
       price: service.pricing.pricePerRequest,
-      amount: String(record.priceAtomic),
+      // Null with price: the endpoint sets it per request (a dynamic price).
+      amount: record.priceAtomic === null ? null : String(record.priceAtomic),
       freeQuota: service.pricing.freeQuota,
       supportedChains: record.supportedChains.map((id) => ({ network: id, asset: resolveNetwork(id)?.usdc ?? null }))
     },

@@ -84,6 +84,7 @@ export interface SearchDocument {
   category: string
   status: ServiceStatus
   chains: string[]
+  /** priceSortKey of the price (src/domain/sort-keys.ts): a dynamic price is above every fixed one. */
   priceAtomic: number
   trustScore: number
   nameSort: string

@@ -6,6 +6,8 @@
 import { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { syncSource, type SyncOptions } from '../../src/application/sync-source.js'
+import { newServiceId } from '../../src/domain/ids.js'
+import { buildServiceRecord, type RegistrationBody } from '../../src/domain/registration.js'
 import { newSourceId, type SourceRecord } from '../../src/domain/sources.js'
 import { API_KEY, build, register, validBody } from '../helper.js'
 import { startHttpServer } from '../support/x402-servers.js'
@@ -36,14 +38,18 @@ test('a catalog source mirrors the other catalog, then follows its registrations
   const weather = (await register(upstream.app, validBody({ name: 'Weather Now', description: 'Hourly weather forecasts for any city.' }))).json()
   const jp = (await register(upstream.app, validBody({ name: '株価速報', description: '東京証券取引所の株価をリアルタイムで返します。', category: 'finance' }))).json()
   const doomed = (await register(upstream.app, validBody({ name: 'Short Lived', description: 'Deleted upstream soon.' }))).json()
+  // As a source of the other catalog's lists one whose price is not fixed.
+  const metered = buildServiceRecord({ ...validBody({ name: 'Metered Search', description: 'Billed by the query.', endpoint: 'https://metered.example.com/search' }) as unknown as RegistrationBody, pricing: { currency: 'USDC', pricePerRequest: null } }, { id: newServiceId(), ownerId: null, now: new Date().toISOString() })
+  await upstream.app.store.insertService(metered)
   const { app, sync, source } = await follower(t, upstream.url)
 
   const first = await sync()
-  t.match(first, { complete: true, seen: 3, added: 3, updated: 0, retired: 0, refusedCount: 0, error: null, feed: { since: '0', wholeAt: first.startedAt } })
+  t.match(first, { complete: true, seen: 4, added: 4, updated: 0, retired: 0, refusedCount: 0, error: null, feed: { since: '0', wholeAt: first.startedAt } })
   const mirrored = await detail(app, weather.id)
   t.match(mirrored, { id: weather.id, name: 'Weather Now', endpoint: weather.endpoint, pricing: weather.pricing, x402Config: weather.x402Config, status: 'unverified', claimed: false }, 'the other catalog\'s id, text and terms; status is this catalog\'s own')
   t.match(mirrored.sources, [{ url: upstream.url, firstSeenAt: first.startedAt }])
   t.match(await detail(app, jp.id), { name: '株価速報', category: 'finance' })
+  t.match(await detail(app, metered.id), { name: 'Metered Search', pricing: { currency: 'USDC', pricePerRequest: null } }, 'a dynamic price stays dynamic')
   await app.searchReady()
   const found = (await app.inject(`/api/catalog/search?q=${encodeURIComponent('株価')}`)).json() as { results: Array<{ service: { id: string } }> }
   t.equal(found.results[0]?.service.id, jp.id, 'searchable in Japanese on the follower')
@@ -63,14 +69,14 @@ test('a catalog source mirrors the other catalog, then follows its registrations
   t.match(third, { complete: true, seen: 0, added: 0, updated: 0, retired: 0, feed: { since: second.feed?.next, next: second.feed?.next } })
   t.equal(await app.store.latestSeq(), seq, 'a caught-up follow moves no change feed')
   const whole = await sync({ whole: true })
-  t.match(whole, { complete: true, seen: 4, added: 0, updated: 0, unchanged: 3, retired: 0, feed: { since: '0', wholeAt: whole.startedAt } })
+  t.match(whole, { complete: true, seen: 5, added: 0, updated: 0, unchanged: 4, retired: 0, feed: { since: '0', wholeAt: whole.startedAt } })
   t.equal(await app.store.latestSeq(), seq, 'a whole read of an unchanged catalog writes nothing either')
 
   // The upstream was reset (its feed is behind our cursor): the next pass reads it whole.
   const before = await source()
   await app.store.recordSourceSync(before.id, { ...(before.lastSync as NonNullable<SourceRecord['lastSync']>), feed: { since: '0', next: '999999', wholeAt: whole.startedAt } }, null)
   const reset = await sync()
-  t.match(reset, { complete: true, seen: 4, added: 0, retired: 0, feed: { since: '0' } }, 'a 410 starts a whole read instead of failing')
+  t.match(reset, { complete: true, seen: 5, added: 0, retired: 0, feed: { since: '0' } }, 'a 410 starts a whole read instead of failing')
 })
 
 test('a listing held here under another id gains the source only; the upstream\'s deletion reaches it with the next whole read', async (t) => {

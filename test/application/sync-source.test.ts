@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { removeSource, syncSource } from '../../src/application/sync-source.js'
 import { newSourceId, type SourceRecord } from '../../src/domain/sources.js'
 import { API_KEY, build, register, validBody } from '../helper.js'
-import { startHttpServer } from '../support/x402-servers.js'
+import { startHttpServer, startX402Server } from '../support/x402-servers.js'
 
 const PAY_TO = '0x3333333333333333333333333333333333333333'
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
@@ -88,16 +88,13 @@ test('a pass lists what real lists hold, refuses what cannot be listed with its 
   const source = await addSource(app, upstream.origin)
 
   const report = await sync(app, source)
-  t.match(report, { complete: true, seen: items.length, added: 135, updated: 0, unchanged: 0, retired: 0, refusedCount: 7, error: null })
+  t.match(report, { complete: true, seen: items.length, added: 138, updated: 0, unchanged: 0, retired: 0, refusedCount: 4, error: null })
   const reasons = Object.fromEntries(report.refused.map(({ item, reason }) => [item, reason]))
-  t.match(reasons['https://api.example.com/dynamic'], /no fixed price/)
-  t.match(reasons['https://api.example.com/free'], /no fixed price/)
-  t.match(reasons['https://api.example.com/upto'], /no fixed price.*schemes: upto/)
   t.match(reasons['https://api.example.com/nopay'], /paymentAddress/)
   t.match(reasons['https://api.example.com/huge'], /over 64 KiB/)
   t.match(reasons['mcp://tools.example.com'], /not an HTTP resource/)
   t.match(reasons['item 12'], /not an object/)
-  t.equal(await app.store.countServices(), 135, 'the rest of each page was kept')
+  t.equal(await app.store.countServices(), 138, 'the rest of each page was kept')
 
   const listed = async (path: string) => {
     const found = await app.store.findServiceByResource(`https://${path}`, path.includes('translate') ? 'POST' : 'GET')
@@ -114,6 +111,58 @@ test('a pass lists what real lists hold, refuses what cannot be listed with its 
   t.equal((await listed('api.example.com/bell')).description, 'Rings  a bell  twice', 'control and bidi characters cleaned')
   t.match(await listed('api.example.com/jp'), { name: 'てんき予報', status: 'unverified', trustScore: weather.trustScore }, 'a catalog export\'s metadata.name; its status and trust are not ours')
   t.equal((await listed('api.example.com/empty')).description, 'GET https://api.example.com/empty', 'an empty description, as registration from the endpoint words it')
+  for (const path of ['dynamic', 'free', 'upto']) {
+    t.match(await listed(`api.example.com/${path}`), { pricing: { currency: 'USDC', pricePerRequest: null }, x402Config: { paymentAddress: PAY_TO, network: 'eip155:8453' } }, `no fixed price (${path}): listed, its price dynamic`)
+  }
+})
+
+test('a dynamic price: the price filter leaves it out, the price sort puts it last cheapest first and first dearest first, in lists, search and export', async (t) => {
+  const items = [
+    v2Item('/cheap', { description: 'Weather for one city' }, '1000'),
+    v2Item('/dear', { description: 'Weather for every city' }, '900000'),
+    v2Item('/metered', { description: 'Weather by the token, billed as used' }, ''),
+    v2Item('/capped', { description: 'Weather at up to a cent', accepts: [{ scheme: 'upto', network: 'eip155:8453', amount: '10000', asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60 }] })
+  ]
+  const upstream = await facilitator(t, () => items)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  t.match(await sync(app, await addSource(app, upstream.origin)), { added: 4, refusedCount: 0 })
+  await app.searchReady()
+  const paths = (services: Array<{ endpoint: string }>): string[] => services.map((s) => new URL(s.endpoint).pathname)
+  const list = async (query: string): Promise<string[]> => paths((await app.inject(`/api/services?${query}`)).json())
+  const search = async (query: string): Promise<string[]> => paths((await app.inject(`/api/catalog/search?q=weather&${query}`)).json().results.map((r: { service: { endpoint: string } }) => r.service))
+
+  const ascending = await list('sortBy=price')
+  t.same([ascending.slice(0, 2), ascending.slice(2).sort()], [['/cheap', '/dear'], ['/capped', '/metered']], 'cheapest first: fixed prices, then the dynamic ones')
+  t.same((await list('sortBy=price&sortOrder=desc')).slice(0, 2).sort(), ['/capped', '/metered'], 'dearest first: the dynamic ones first')
+  t.same((await list('maxPricePerRequest=1&sortBy=price')), ['/cheap', '/dear'], 'a price bound leaves the dynamic ones out')
+  t.same((await list('maxPricePerRequest=99999999999999999999&sortBy=price')), ['/cheap', '/dear'], 'however high the bound')
+  t.same(await search('sortBy=price'), ascending, 'search orders them the same way')
+  t.same((await search('maxPricePerRequest=1000000')).sort(), ['/cheap', '/dear'], 'and filters them the same way')
+
+  const exported = (await app.inject('/api/export')).json()
+  const metered = exported.items.find((item: { resource: string }) => item.resource.endsWith('/metered'))
+  t.match(metered, { accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '', maxAmountRequired: '', payTo: PAY_TO }], metadata: { pricing: { pricePerRequest: null } } }, 'the export writes an unknown amount as Bazaar lists do: empty')
+})
+
+test('a dynamic price is verified by a live 402 to its payTo in USDC at any amount, and stays dynamic', async (t) => {
+  const server = await startX402Server({ payTo: PAY_TO, path: '/paid', price: '$0.002', description: 'Metered weather' })
+  t.teardown(server.close)
+  const elsewhere = '0x4444444444444444444444444444444444444444'
+  const items = [
+    v2Item('/paid', { resource: `${server.origin}/paid` }, ''),
+    v2Item('/other', { resource: `${server.origin}/paid?to=elsewhere`, accepts: [{ scheme: 'upto', network: 'eip155:8453', amount: '9000', asset: BASE_USDC, payTo: elsewhere, maxTimeoutSeconds: 60 }] })
+  ]
+  const upstream = await facilitator(t, () => items)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  t.match(await sync(app, await addSource(app, upstream.origin)), { added: 2 })
+  const ours = await app.store.findServiceByResource(`${server.origin}/paid`, 'GET')
+  t.match(ours, { priceAtomic: null, status: 'unverified' })
+  t.match(await app.prober.probeService(ours?.id as string), { matched: true, reason: 'matches the registration' })
+  const probed = await app.store.getService(ours?.id as string)
+  t.match(probed, { status: 'verified', priceAtomic: null, paymentRequirements: [{ amount: '2000', payTo: PAY_TO }] }, 'the live terms are kept beside it; one answer does not fix the price')
+  t.equal((await detail(app, ours?.id as string)).pricing.pricePerRequest, null)
+  const theirs = await app.store.findServiceByResource(`${server.origin}/paid?to=elsewhere`, 'GET')
+  t.match(await app.prober.probeService(theirs?.id as string), { matched: false, reason: /payTo 0x3333…3333 differs from registered 0x4444…4444/ }, 'another payTo is not matched, dynamic or not')
 })
 
 test('an unchanged pass writes nothing; changes upstream update unowned listings; what the source drops is retired only after a complete pass', async (t) => {

@@ -54,6 +54,8 @@ test('attribution of a shared payTo by price', async (t) => {
   t.equal(attribute([{ id: 'a', priceAtomic: 1000 }, { id: 'b', priceAtomic: 2000 }], 2000n), 'b', 'the one whose price is the amount')
   t.equal(attribute([{ id: 'a', priceAtomic: 1000 }, { id: 'b', priceAtomic: 1000 }], 1000n), null, 'two at that price: shared')
   t.equal(attribute([{ id: 'a', priceAtomic: 1000 }, { id: 'b', priceAtomic: 2000 }], 3000n), null, 'none at that price: shared')
+  t.equal(attribute([{ id: 'a', priceAtomic: null }], 3000n), 'a', 'a dynamic price alone: every payment is its')
+  t.equal(attribute([{ id: 'a', priceAtomic: 1000 }, { id: 'b', priceAtomic: null }], 1000n), null, 'beside a dynamic price (any amount) no amount is one sharer\'s')
   t.same(toPaymentRecord('eip155:1', transfer({}), 1_700_000_000, 'a'), {
     network: 'eip155:1', txHash: '0xt1', logIndex: 0, blockNumber: 5, blockHash: '0xb5', at: '2023-11-14T22:13:20.000Z', payer: '0xpayer', payTo: '0xpayto', amount: '1000', serviceId: 'a'
   })

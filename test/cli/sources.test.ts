@@ -23,17 +23,17 @@ async function catalog (dataDir: string, args: string[], env: Record<string, str
   }
 }
 
-const item = (path: string, amount = '1000'): Record<string, unknown> => ({
+const item = (path: string): Record<string, unknown> => ({
   resource: `https://api.example.com${path}`,
   type: 'http',
   x402Version: 2,
-  accepts: [{ scheme: 'exact', network: 'eip155:8453', amount, asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: '0x3333333333333333333333333333333333333333', maxTimeoutSeconds: 60 }],
+  accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: '0x3333333333333333333333333333333333333333', maxTimeoutSeconds: 60 }],
   lastUpdated: '2026-11-01T00:00:00.000Z',
   description: `Forecasts for ${path}`
 })
 
 test('add, list, sync and remove a Bazaar source; every output with --json is one JSON value', async (t) => {
-  let items = [item('/a'), item('/b'), item('/dynamic', '')]
+  let items = [item('/a'), item('/b'), { ...item('/tools'), type: 'mcp' }]
   let failing = false
   const upstream = await startHttpServer((_req, res) => {
     if (failing) { res.writeHead(500).end(); return }
@@ -53,7 +53,7 @@ test('add, list, sync and remove a Bazaar source; every output with --json is on
 
   const synced = await catalog(dataDir, ['sources', 'sync', source.id, '--json'], allow)
   t.equal(synced.code, 0, synced.stderr)
-  t.match(JSON.parse(synced.stdout), { source: { id: source.id }, complete: true, seen: 3, added: 2, refusedCount: 1, refused: [{ item: 'https://api.example.com/dynamic', reason: /no fixed price/ }] })
+  t.match(JSON.parse(synced.stdout), { source: { id: source.id }, complete: true, seen: 3, added: 2, refusedCount: 1, refused: [{ item: 'https://api.example.com/tools', reason: /not an HTTP resource/ }] })
 
   failing = true
   const failed = await catalog(dataDir, ['sources', 'sync', source.id], allow)

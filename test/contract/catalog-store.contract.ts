@@ -37,9 +37,18 @@ const WRITER_SERVICES = 60
 const NOW = '2025-03-04T05:06:07.089Z'
 export const demoRecords = (): ServiceRecord[] => seedRecords(readSeedFile('demo'), NOW)
 
+/** The demo records, every fifth with a dynamic price (null), as a source lists one with no fixed amount. */
+export const withDynamicPrices = (records: ServiceRecord[]): ServiceRecord[] =>
+  records.map((record, i) => i % 5 === 2 ? { ...record, priceAtomic: null } : record)
+
+/** A price as the catalog orders it: a dynamic one above every fixed one (docs/api.md). */
+const priceOrder = (record: ServiceRecord): number => record.priceAtomic ?? Infinity
+/** Whether the price filter admits a listing: a dynamic price never is. */
+const withinPrice = (record: ServiceRecord, bound: number): boolean => record.priceAtomic !== null && record.priceAtomic <= bound
+
 function sortValue (record: ServiceRecord, sort: ServiceSort): string | number {
   switch (sort.field) {
-    case 'price': return record.priceAtomic
+    case 'price': return priceOrder(record)
     case 'trustScore': return record.trustScore
     case 'name': return nameSortKey(record.name)
     case 'createdAt': return record.createdAt
@@ -55,7 +64,7 @@ export function referenceList (records: readonly ServiceRecord[], filter: Catalo
     .filter((r) => (filter.category === undefined || r.category === filter.category) &&
       (filter.status === undefined || r.status === filter.status) &&
       (filter.chain === undefined || r.supportedChains.includes(filter.chain)) &&
-      (filter.maxPriceAtomic === undefined || r.priceAtomic <= filter.maxPriceAtomic) &&
+      (filter.maxPriceAtomic === undefined || withinPrice(r, filter.maxPriceAtomic)) &&
       (filter.payTo === undefined || payToKey(r.paymentAddress) === payToKey(filter.payTo)) &&
       (filter.extension === undefined || declaredExtensions(r).includes(filter.extension)) &&
       (filter.testnet === undefined || isTestListing(r.supportedChains) === filter.testnet))
@@ -97,8 +106,8 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.same(Object.fromEntries(await store.countByCategory()), Object.fromEntries(byCategory))
     t.same(await store.countFacets({}), facetsOf(records), 'facets of the whole catalog')
     const chain = (records[0] as ServiceRecord).supportedChains[0] as string
-    const bound = (records[3] as ServiceRecord).priceAtomic
-    t.same(await store.countFacets({ chain, maxPriceAtomic: bound }), facetsOf(records.filter((r) => r.supportedChains.includes(chain) && r.priceAtomic <= bound)), 'facets after a filter')
+    const bound = (records[3] as ServiceRecord).priceAtomic as number
+    t.same(await store.countFacets({ chain, maxPriceAtomic: bound }), facetsOf(records.filter((r) => r.supportedChains.includes(chain) && withinPrice(r, bound))), 'facets after a filter')
     t.same(await store.countFacets({ category: 'no-such-category' }), { category: {}, status: {}, network: {} })
     // The demo catalog lists three services on test networks alone, and two that also accept a real one.
     t.equal(records.filter((r) => isTestListing(r.supportedChains)).length, 3, 'the demo catalog has test-network listings')
@@ -154,10 +163,10 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
 
   t.test('listServices: every filter × sort × order against the reference, with paging', async (t) => {
     const store = await open(t)
-    const records = someDeclaring(demoRecords())
+    const records = withDynamicPrices(someDeclaring(demoRecords()))
     await store.insertServices(records)
     const chains = [...new Set(records.flatMap((r) => r.supportedChains))]
-    const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
+    const prices = records.flatMap((r) => r.priceAtomic ?? []).sort((a, b) => a - b)
     const median = prices[Math.floor(prices.length / 2)] as number
     const filters: CatalogFilter[] = [
       {},
@@ -520,11 +529,11 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
 
   t.test('listServiceJson: the same page as listServices, as the JSON array of each toServiceJson, after every kind of write', async (t) => {
     const store = await open(t)
-    const records = demoRecords()
+    const records = withDynamicPrices(demoRecords())
     await store.insertServices(records)
-    const sorts: ServiceSort[] = [{ field: 'createdAt', order: 'desc' }, { field: 'price', order: 'asc' }, { field: 'name', order: 'asc' }]
+    const sorts: ServiceSort[] = [{ field: 'createdAt', order: 'desc' }, { field: 'price', order: 'asc' }, { field: 'price', order: 'desc' }, { field: 'name', order: 'asc' }]
     const same = async (why: string): Promise<void> => {
-      for (const filter of [{}, { status: 'verified' as const }, { maxPriceAtomic: (records[3] as ServiceRecord).priceAtomic }]) {
+      for (const filter of [{}, { status: 'verified' as const }, { maxPriceAtomic: (records[3] as ServiceRecord).priceAtomic as number }]) {
         for (const sort of sorts) {
           for (const page of [{ limit: 100, offset: 0 }, { limit: 4, offset: 3 }, { limit: 5, offset: 10_000 }]) {
             const listed = await store.listServices(filter, sort, page)

@@ -16,6 +16,7 @@ import { samePayTo } from '../../src/domain/pay-to.js'
 import { declaredExtensions } from '../../src/domain/call-schema.js'
 import { isTestListing } from '../../src/domain/networks.js'
 import { someDeclaring } from '../support/discovery-declarations.js'
+import { withDynamicPrices } from './catalog-store.contract.js'
 
 export interface EngineHarness {
   /** Opens a fresh, empty engine, closed and removed when `t` ends. */
@@ -24,7 +25,8 @@ export interface EngineHarness {
 }
 
 // Some declare the Bazaar extension (no call schema: the indexed text is the demo catalog's).
-const records = someDeclaring(seedRecords(readSeedFile('demo'), '2025-03-04T05:06:07.089Z'))
+// Some with a dynamic price, which the price filter never admits and the price sort puts above every fixed one.
+const records = withDynamicPrices(someDeclaring(seedRecords(readSeedFile('demo'), '2025-03-04T05:06:07.089Z')))
 const byId = new Map(records.map((r) => [r.id, r]))
 
 function query (q: string, overrides: Partial<SearchQuery> = {}): SearchQuery {
@@ -39,7 +41,7 @@ function matches (record: ServiceRecord, filter: ServiceFilter): boolean {
   return (filter.category === undefined || record.category === filter.category) &&
     (filter.status === undefined || record.status === filter.status) &&
     (filter.chain === undefined || record.supportedChains.includes(filter.chain)) &&
-    (filter.maxPriceAtomic === undefined || record.priceAtomic <= filter.maxPriceAtomic) &&
+    (filter.maxPriceAtomic === undefined || (record.priceAtomic !== null && record.priceAtomic <= filter.maxPriceAtomic)) &&
     (filter.payTo === undefined || samePayTo(record.paymentAddress, filter.payTo)) &&
     (filter.extension === undefined || declaredExtensions(record).includes(filter.extension)) &&
     (filter.testnet === undefined || isTestListing(record.supportedChains) === filter.testnet)
@@ -143,7 +145,7 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
 
     const chain = (records[0] as ServiceRecord).supportedChains[0] as string
     const payTo = (records.find((r) => r.paymentAddress.startsWith('0x')) as ServiceRecord).paymentAddress
-    const prices = records.map((r) => r.priceAtomic).sort((a, b) => a - b)
+    const prices = records.flatMap((r) => r.priceAtomic ?? []).sort((a, b) => a - b)
     const filters: ServiceFilter[] = [
       { category: 'weather' }, { status: 'verified' }, { chain }, { maxPriceAtomic: prices[Math.floor(prices.length / 2)] as number },
       { category: 'weather', status: 'verified' }, { category: 'x" OR category = "finance' },
@@ -160,8 +162,11 @@ export function searchEngineContract (t: Test, harness: EngineHarness): void {
     }
 
     const byPrice = await engine.search(query('api', { sort: { field: 'price', order: 'asc' } }))
-    const priced = byPrice.hits.map((h) => (byId.get(h.id) as ServiceRecord).priceAtomic)
+    const priced = byPrice.hits.map((h) => (byId.get(h.id) as ServiceRecord).priceAtomic ?? Infinity)
     t.ok(priced.length > 5 && priced.every((p, i) => i === 0 || p >= (priced[i - 1] as number)), 'an explicit sort orders the matches')
+    t.ok(priced.includes(Infinity) && priced.at(-1) === Infinity, 'dynamic prices come after every fixed one')
+    const dearest = (await engine.search(query('api', { sort: { field: 'price', order: 'desc' } }))).hits.map((h) => (byId.get(h.id) as ServiceRecord).priceAtomic ?? Infinity)
+    t.ok(dearest[0] === Infinity && dearest.every((p, i) => i === 0 || p <= (dearest[i - 1] as number)), 'and before them dearest first')
     const first = await engine.search(query('api', { sort: { field: 'price', order: 'asc' }, page: { limit: 4, offset: 0 } }))
     const second = await engine.search(query('api', { sort: { field: 'price', order: 'asc' }, page: { limit: 4, offset: 4 } }))
     t.same([...first.hits, ...second.hits].map((h) => h.id), byPrice.hits.slice(0, 8).map((h) => h.id), 'pages continue each other')

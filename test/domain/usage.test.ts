@@ -102,6 +102,17 @@ test('sharers with the same price: their payments are ambiguous; a sharer with i
   }
 })
 
+test('a sharer with a dynamic price may be paid any amount: every sharer reports the payTo\'s figures', async (t) => {
+  const fixed = service('svc_a', 1000)
+  const dynamic = { ...service('svc_d', 1000), priceAtomic: null }
+  const paid: Paid[] = [{ payer: '0x01', amount: '1000', at: daysAgo(1) }, { payer: '0x02', amount: '7777', at: daysAgo(2) }]
+  t.same(distinctPrices([fixed, dynamic]), ['1000'], 'a dynamic price is no price of its own')
+  for (const subject of [fixed, dynamic]) {
+    t.match(await computeUsage(subject, [fixed, dynamic], summarizer(paid), NOW), { txCount: 2, revenueAtomic: '8777', scope: 'shared' }, subject.id)
+  }
+  t.match(await computeUsage(dynamic, [dynamic], summarizer(paid), NOW), { txCount: 2, scope: 'service' }, 'alone with its payTo, every payment is its')
+})
+
 test('attribution names the payments counted: the payTo compares as payToKey', async (t) => {
   const a = service('svc_a', 1000)
   const b = service('svc_b', 2000)

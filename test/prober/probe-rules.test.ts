@@ -105,6 +105,12 @@ test('matching: network, payTo, price and asset, each with its reason', async (t
   t.match(matchRequirements(TARGET, [{ ...ENTRY, amount: '1e3' }, { ...ENTRY, amount: '' }]), { matched: false, reason: 'price "1e3", "" differs from registered 0.001 USDC' }, 'an amount that is not a whole number is shown as it came')
   t.match(matchRequirements(TARGET, [{ ...ENTRY, asset: '0x0000000000000000000000000000000000000001' }]), { matched: false, reason: /asset 0x0000…0001 is not USDC on eip155:8453/ })
   t.match(matchRequirements(TARGET, [{ ...ENTRY, amount: '5' }, ENTRY]), { matched: true }, 'one matching entry among several is enough')
+  const dynamic = { ...TARGET, priceAtomic: null }
+  for (const entry of [{ ...ENTRY, amount: '' }, { ...ENTRY, amount: '0' }, { ...ENTRY, scheme: 'upto', amount: '50000' }, ENTRY]) {
+    t.match(matchRequirements(dynamic, [entry]), { matched: true, requirement: entry }, `a dynamic price matches any amount (${entry.scheme} ${JSON.stringify(entry.amount)})`)
+  }
+  t.match(matchRequirements(dynamic, [{ ...ENTRY, amount: '', payTo: '0xabcdef0000000000000000000000000000001234' }]), { matched: false, reason: /payTo/ }, 'but still its payTo')
+  t.match(matchRequirements(dynamic, [{ ...ENTRY, amount: '', asset: '0x0000000000000000000000000000000000000001' }]), { matched: false, reason: /is not USDC/ }, 'and its asset')
   const solTarget = { ...TARGET, network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', paymentAddress: 'So11111111111111111111111111111111111111112' }
   const solEntry = { ...ENTRY, network: solTarget.network, payTo: solTarget.paymentAddress, asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }
   t.match(matchRequirements(solTarget, [solEntry]), { matched: true })

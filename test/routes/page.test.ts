@@ -7,6 +7,8 @@ import { test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { PAGE_CSP } from '../../src/routes/page.js'
 import { readSeedFile } from '../../src/domain/seed.js'
+import { newServiceId } from '../../src/domain/ids.js'
+import { buildServiceRecord, type RegistrationBody } from '../../src/domain/registration.js'
 import { build, demoIds, probeDemo, register, validBody, verify } from '../helper.js'
 import { startX402Server } from '../support/x402-servers.js'
 import { WEATHER } from '../support/discovery-declarations.js'
@@ -370,6 +372,22 @@ test('the search page in chromium', { skip: existsSync(CHROMIUM) ? false : loudS
     await page.locator('#state h2').waitFor()
     t.notOk(await page.locator('#testnet').isChecked(), 'back: the box is clear again')
     t.same(problems, [])
+  })
+
+  await t.test('a dynamic price (a source listed no fixed amount) reads as such, in the results and the detail, in both languages', async (t) => {
+    const record = buildServiceRecord({ ...validBody({ name: 'Wombatly Metered Search', description: 'Billed by the query.' }) as unknown as RegistrationBody, pricing: { currency: 'USDC', pricePerRequest: null } }, { id: newServiceId(), ownerId: null, now: new Date().toISOString() })
+    await app.store.insertService(record)
+    await app.searchReady()
+    const { page, problems } = await open('/?q=wombatly')
+    await page.locator('.result').first().waitFor()
+    t.equal(await page.locator('.result .price').first().textContent(), 'Dynamic price')
+    await page.goto(`${address}/?service=${record.id}`)
+    await page.locator('#detail .facts').first().waitFor()
+    t.match(await page.locator('#detail .facts').first().textContent(), /Dynamic price/)
+    const ja = await open(`/?service=${record.id}`, 'ja-JP')
+    await ja.page.locator('#detail .facts').first().waitFor()
+    t.match(await ja.page.locator('#detail .facts').first().textContent(), /変動価格/)
+    t.same([...problems, ...ja.problems], [])
   })
 
   await t.test('no results, and a phone-sized screen', async (t) => {

@@ -14,7 +14,7 @@ import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ApiKeyRecord } from '../catalog-store.js'
-import { nameSortKey } from '../../domain/sort-keys.js'
+import { nameSortKey, priceOfSortKey, priceSortKey } from '../../domain/sort-keys.js'
 import type { OriginClaim, ServiceTransfer } from '../../domain/claims.js'
 import { originOf } from '../../domain/endpoint-url.js'
 
@@ -185,7 +185,8 @@ export function toServiceDocument (record: ServiceRecord, seq: number): ServiceD
     method: record.method,
     category: record.category,
     currency: record.currency,
-    priceAtomic: toLong(record.priceAtomic, 'priceAtomic'),
+    // The price's sort key: a dynamic price sorts above every fixed one.
+    priceAtomic: toLong(priceSortKey(record.priceAtomic), 'priceAtomic'),
     freeQuota: toLong(record.freeQuota, 'freeQuota'),
     paymentAddress: record.paymentAddress,
     payToKey: payToKey(record.paymentAddress),
@@ -268,7 +269,7 @@ export function fromServiceDocument (doc: ServiceDocument): ServiceRecord {
     method: doc.method,
     category: doc.category,
     currency: doc.currency,
-    priceAtomic: fromLong(doc.priceAtomic, 'priceAtomic'),
+    priceAtomic: priceOfSortKey(fromLong(doc.priceAtomic, 'priceAtomic')),
     freeQuota: fromLong(doc.freeQuota, 'freeQuota'),
     paymentAddress: doc.paymentAddress,
     network: doc.network,

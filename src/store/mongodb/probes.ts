@@ -6,7 +6,7 @@ import type { CategoryInferrer } from '../../domain/listing-text.js'
 import { refreshedText } from '../../domain/prefill.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import type { ServiceRecord } from '../../domain/service.js'
-import { nameSortKey } from '../../domain/sort-keys.js'
+import { nameSortKey, priceOfSortKey } from '../../domain/sort-keys.js'
 import type { ProbeCandidate, ProbePage, ProbeStore } from '../catalog-store.js'
 import { WRITE_CONCERN, type MongoConnection } from './connection.js'
 import { fromLong, fromProbeDocument, fromServiceDocument, toDiscoveryDocument, toLong, toProbeDocument, type ServiceDocument } from './mapping.js'
@@ -98,7 +98,7 @@ export class MongoProbes implements ProbeStore {
       method: doc.method,
       network: doc.network,
       paymentAddress: doc.paymentAddress,
-      priceAtomic: fromLong(doc.priceAtomic, 'priceAtomic')
+      priceAtomic: priceOfSortKey(fromLong(doc.priceAtomic, 'priceAtomic'))
     }))
   }
 

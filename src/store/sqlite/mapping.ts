@@ -11,7 +11,7 @@ import type { PaymentRequirement, ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 import type { ChainCheckpoint, PaymentRecord, ServiceUsage } from '../../domain/payment.js'
-import { nameSortKey } from '../../domain/sort-keys.js'
+import { nameSortKey, priceOfSortKey, priceSortKey } from '../../domain/sort-keys.js'
 import type { ApiKeyRecord, Displacement } from '../catalog-store.js'
 
 /**
@@ -68,7 +68,7 @@ export function fromValues (v: RecordValues | [...RecordValues, number]): Servic
     method: v[4] as HttpMethod,
     category: v[5],
     currency: v[6],
-    priceAtomic: v[7],
+    priceAtomic: priceOfSortKey(v[7]),
     freeQuota: v[8],
     paymentAddress: v[9],
     network: v[10],
@@ -103,6 +103,8 @@ export function toParams (record: ServiceRecord): Record<string, unknown> {
   return {
     ...record,
     nameSort: nameSortKey(record.name),
+    // The column is the price's sort key: a dynamic price sorts above every fixed one.
+    priceAtomic: priceSortKey(record.priceAtomic),
     supportedChains: JSON.stringify(record.supportedChains),
     paymentRequirements: record.paymentRequirements === null ? null : JSON.stringify(record.paymentRequirements),
     usage: record.usage === null ? null : JSON.stringify(record.usage),

@@ -7,7 +7,7 @@ import type { Page } from '../../domain/catalog-query.js'
 import { refreshedText } from '../../domain/prefill.js'
 import type { ProbeOutcome } from '../../domain/probe.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import { nameSortKey } from '../../domain/sort-keys.js'
+import { nameSortKey, priceOfSortKey } from '../../domain/sort-keys.js'
 import type { ProbeCandidate, ProbePage, ProbeStore } from '../catalog-store.js'
 import { NEXT_SEQ, type SqliteConnection } from './connection.js'
 import { discoveryParams, fromProbeRow, type ProbeRow } from './mapping.js'
@@ -82,7 +82,7 @@ export class SqliteProbes implements ProbeStore {
       method: row.method as HttpMethod,
       network: row.network,
       paymentAddress: row.payment_address,
-      priceAtomic: row.price_atomic
+      priceAtomic: priceOfSortKey(row.price_atomic)
     }))
   }
 
