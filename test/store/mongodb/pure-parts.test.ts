@@ -9,6 +9,7 @@ import { test } from 'tap'
 import { BSON, Decimal128, Long, MongoBulkWriteError, MongoServerError, ObjectId } from 'mongodb'
 import { readSeedFile, seedRecords } from '../../../src/domain/seed.js'
 import type { ServiceRecord } from '../../../src/domain/service.js'
+import { DYNAMIC_PRICE_KEY } from '../../../src/domain/sort-keys.js'
 import type { PaymentRecord, ServiceUsage } from '../../../src/domain/payment.js'
 import { SORT_FIELDS } from '../../../src/domain/catalog-query.js'
 import { CatalogError, DuplicateEndpointError } from '../../../src/errors.js'
@@ -65,7 +66,7 @@ function decodings<T> (doc: object): T[] {
 }
 
 test('a record survives the trip through BSON exactly, money as Int64 and Decimal128', async (t) => {
-  for (const r of [...records, { ...record, usage }, { ...record, usage: { ...usage, lastPaymentAt: null, scope: 'shared' as const } }]) {
+  for (const r of [...records, { ...record, usage }, { ...record, usage: { ...usage, lastPaymentAt: null, scope: 'shared' as const } }, { ...record, priceAtomic: null }]) {
     for (const decoded of decodings<ServiceDocument>(toServiceDocument(r, 7))) t.same(fromServiceDocument(decoded), r)
   }
   const bigUsage: ServiceUsage = { ...usage, txCount: 2 ** 53 - 1, revenueAtomic: '123456789012345678901234567890', uniquePayers30d: 2 ** 40, revenue30dAtomic: '9223372036854775808' }
@@ -78,6 +79,8 @@ test('a record survives the trip through BSON exactly, money as Int64 and Decima
   t.ok(raw.usage.computedAt instanceof Date)
   t.same(fromServiceDocument(raw as ServiceDocument), big, 'large values come back exactly')
   t.equal(bsonTypeOf(toServiceDocument(record, 1).priceAtomic), 'long')
+  const dynamic = BSON.deserialize(BSON.serialize(toServiceDocument({ ...record, priceAtomic: null }, 1)), { promoteLongs: false })
+  t.equal((dynamic.priceAtomic as Long).toString(), String(DYNAMIC_PRICE_KEY), 'a dynamic price is kept as its sort key, an Int64 above every fixed price')
 })
 
 test('usage figures: exact atomic revenue, refused rather than rounded', async (t) => {
@@ -222,7 +225,7 @@ test('the validators describe exactly what the mapping writes', async (t) => {
   }
   const monitored = { ...record, uptimeScore: 99.5, lastChecked: '2025-01-01T00:00:00.000Z', ownerId: 'key_x', usage }
   const shared = { ...record, trustScore: 55, usage: { ...usage, lastPaymentAt: null, scope: 'shared' as const } }
-  check('services', SERVICE_VALIDATOR, [toServiceDocument(record, 1), toServiceDocument(monitored, 2), toServiceDocument(shared, 3)])
+  check('services', SERVICE_VALIDATOR, [toServiceDocument(record, 1), toServiceDocument(monitored, 2), toServiceDocument(shared, 3), toServiceDocument({ ...record, priceAtomic: null }, 4)])
   t.notSame(violations(jsonSchema(SERVICE_VALIDATOR), { ...toServiceDocument(monitored, 2), usage: { ...toUsageDocument(usage), extra: 1 } }), [], 'usage is strict too')
   t.notSame(violations(jsonSchema(SERVICE_VALIDATOR), { ...toServiceDocument(monitored, 2), usage: { ...toUsageDocument(usage), txCount: 12 } }), [], 'a count as a double or int is refused')
   const tombstone: TombstoneDocument = { _id: record.id, seq: Long.fromNumber(3), deletedAt: new Date() }
