@@ -15,6 +15,7 @@
 import { ValidationError } from '../errors.js'
 import { HTTP_METHODS, type HttpMethod } from './http-method.js'
 import { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, type AnswerText } from './listing-text.js'
+import { fixedAmount } from './live-terms.js'
 import { choosePayment, chooseRequirement, listingText } from './prefill.js'
 import type { PaymentRequirement } from './probe.js'
 import { cleanText, normalizeEndpoint, type ListingBody } from './registration.js'
@@ -78,9 +79,9 @@ function methodOf (item: Json, entry: Json | undefined): HttpMethod {
   return (HTTP_METHODS as readonly string[]).includes(method ?? '') ? method as HttpMethod : 'GET'
 }
 
-/** A payment entry with a fixed price: `exact`, a positive whole amount. */
+/** A payment entry with a fixed price (fixedAmount: `exact`, a positive whole amount the catalog can list). */
 function fixedPrice (requirement: PaymentRequirement): boolean {
-  return requirement.scheme === 'exact' && /^\d{1,18}$/.test(requirement.amount) && !/^0+$/.test(requirement.amount)
+  return fixedAmount(requirement.scheme, requirement.amount) !== null
 }
 
 /** The terms a listing is made from: a fixed price when an entry offers one, else a payable entry with its price dynamic (null). */

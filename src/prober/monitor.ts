@@ -3,6 +3,7 @@
  * on-demand probes (app.prober.probeService) share, so the lifecycle is applied once.
  */
 import { failurePeriodFor } from '../domain/lifecycle.js'
+import { liveTerms } from '../domain/live-terms.js'
 import type { CategoryInferrer } from '../domain/listing-text.js'
 import { probeTargetOf, type EndpointProber, type ProbeOutcome, type ProbeTarget } from '../domain/probe.js'
 import type { CatalogStore } from '../store/catalog-store.js'
@@ -29,15 +30,27 @@ export class ServiceMonitor {
     const outcome = await this.prober.probe(target, signal)
     // A probe cut short by shutdown says nothing about the endpoint.
     if (signal?.aborted === true) return null
-    const stored = await this.record(id, outcome)
-    return stored === null ? null : outcome
+    const recorded = await this.#record(id, outcome)
+    return recorded === null ? null : recorded.outcome
   }
 
   /** Records a probe made elsewhere (registration from the endpoint) with the lifecycle's rules; the service as stored, or null when it is gone. */
   async record (id: string, outcome: ProbeOutcome): Promise<ServiceRecord | null> {
+    return (await this.#record(id, outcome))?.stored ?? null
+  }
+
+  /** Records the probe; an unowned listing whose terms a source gave first takes the live answer's (src/domain/live-terms.ts), and the probe is judged by them. */
+  async #record (id: string, outcome: ProbeOutcome): Promise<{ stored: ServiceRecord, outcome: ProbeOutcome } | null> {
+    let judged = outcome
+    if (outcome.answered402 && !outcome.matched) {
+      const service = await this.store.getService(id)
+      const live = service === null ? null : liveTerms(service, outcome)
+      if (service !== null && live !== null && await this.store.updateService({ ...service, ...live.terms, updatedAt: new Date().toISOString() })) judged = live.outcome
+    }
     const policy = { failurePeriodMs: failurePeriodFor(this.intervalMs) }
-    const next = nextProbeTime(Date.parse(outcome.checkedAt), this.intervalMs)
-    return await this.store.recordProbe(id, outcome, policy, next, this.inferCategory)
+    const next = nextProbeTime(Date.parse(judged.checkedAt), this.intervalMs)
+    const stored = await this.store.recordProbe(id, judged, policy, next, this.inferCategory)
+    return stored === null ? null : { stored, outcome: judged }
   }
 
   /** Probes a stored service now; null when no service has that id. */

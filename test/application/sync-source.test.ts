@@ -144,6 +144,32 @@ test('a dynamic price: the price filter leaves it out, the price sort puts it la
   t.match(metered, { accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '', maxAmountRequired: '', payTo: PAY_TO }], metadata: { pricing: { pricePerRequest: null } } }, 'the export writes an unknown amount as Bazaar lists do: empty')
 })
 
+test('the live 402 answer replaces the terms a source gave an unowned listing; an owned listing keeps its owner\'s', async (t) => {
+  const server = await startX402Server({ payTo: PAY_TO, path: '/paid', price: '$0.002', description: 'Live weather' })
+  t.teardown(server.close)
+  const stale = '0x4444444444444444444444444444444444444444'
+  const items = [v2Item('/paid', { resource: `${server.origin}/paid`, accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: BASE_USDC, payTo: stale, maxTimeoutSeconds: 60 }] })]
+  const upstream = await facilitator(t, () => items)
+  const app = await build(t, { seed: 'none', probeAllowPrivate: true })
+  const source = await addSource(app, upstream.origin)
+  t.match(await sync(app, source), { added: 1 })
+  const listed = await app.store.findServiceByResource(`${server.origin}/paid`, 'GET')
+  t.match(listed, { priceAtomic: 1000, paymentAddress: stale, status: 'unverified' }, 'the source\'s word first')
+  const seq = await app.store.latestSeq()
+  t.match(await app.prober.probeService(listed?.id as string), { matched: true, reason: /^the live answer's terms replace the source's \(payTo 0x3333…3333 differs from registered 0x4444…4444\)/ })
+  const probed = await app.store.getService(listed?.id as string)
+  t.match(probed, { priceAtomic: 2000, paymentAddress: PAY_TO, status: 'verified', paymentRequirements: [{ amount: '2000', payTo: PAY_TO }] }, 'price and payTo from the live answer; verified by them')
+  t.ok(await app.store.latestSeq() > seq, 'a change the feed carries')
+  t.match(await sync(app, source), { unchanged: 1, updated: 0 }, 'the source\'s stale word no longer moves it')
+  t.match(await app.store.getService(listed?.id as string), { priceAtomic: 2000, paymentAddress: PAY_TO })
+
+  // A key's registration with terms its endpoint does not ask: the probe says so, the terms stay the owner's.
+  const owned = await register(app, validBody({ endpoint: `${server.origin}/paid?owned=1`, pricing: { currency: 'USDC', pricePerRequest: '0.005' }, x402Config: { paymentAddress: PAY_TO, network: 'base' } }))
+  t.equal(owned.statusCode, 201, owned.body)
+  t.match(await app.prober.probeService(owned.json().id), { matched: false, reason: /price 0.002 USDC differs from registered 0.005 USDC/ })
+  t.match(await app.store.getService(owned.json().id), { priceAtomic: 5000, status: 'unverified' })
+})
+
 test('a dynamic price is verified by a live 402 to its payTo in USDC at any amount, and stays dynamic', async (t) => {
   const server = await startX402Server({ payTo: PAY_TO, path: '/paid', price: '$0.002', description: 'Metered weather' })
   t.teardown(server.close)
@@ -162,7 +188,8 @@ test('a dynamic price is verified by a live 402 to its payTo in USDC at any amou
   t.match(probed, { status: 'verified', priceAtomic: null, paymentRequirements: [{ amount: '2000', payTo: PAY_TO }] }, 'the live terms are kept beside it; one answer does not fix the price')
   t.equal((await detail(app, ours?.id as string)).pricing.pricePerRequest, null)
   const theirs = await app.store.findServiceByResource(`${server.origin}/paid?to=elsewhere`, 'GET')
-  t.match(await app.prober.probeService(theirs?.id as string), { matched: false, reason: /payTo 0x3333…3333 differs from registered 0x4444…4444/ }, 'another payTo is not matched, dynamic or not')
+  t.match(await app.prober.probeService(theirs?.id as string), { matched: true, reason: /replace the source's \(payTo 0x3333…3333 differs from registered 0x4444…4444\)/ }, 'another payTo: the live one replaces the source\'s')
+  t.match(await app.store.getService(theirs?.id as string), { paymentAddress: PAY_TO, priceAtomic: null }, 'and the price stays dynamic')
 })
 
 test('an unchanged pass writes nothing; changes upstream update unowned listings; what the source drops is retired only after a complete pass', async (t) => {
