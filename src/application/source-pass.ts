@@ -11,7 +11,6 @@
  *   without any source becomes `inactive` ("no longer listed by …"), kept;
  * - what is found as it was is not written: an unchanged pass moves no change feed.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { ItemRead } from '../domain/bazaar-item.js'
 import { SERVICE_ID_PATTERN, newServiceId } from '../domain/ids.js'
 import { retiredListing } from '../domain/lifecycle.js'
@@ -22,6 +21,7 @@ import type { ServiceRecord } from '../domain/service.js'
 import { MAX_REPORTED_REFUSALS, noLongerListedBy, type SourceRecord, type SyncReport } from '../domain/sources.js'
 import { computeTrustScore } from '../domain/trust.js'
 import { CatalogError } from '../errors.js'
+import { TimeSlices } from '../lib/time-slices.js'
 import type { EndpointAnswer } from '../prober/endpoint-prober.js'
 import type { CatalogStore } from '../store/catalog-store.js'
 
@@ -54,11 +54,6 @@ export interface SourcedItem {
 }
 
 const ID = new RegExp(SERVICE_ID_PATTERN)
-/**
- * Items handled between two turns of the event loop. A pass runs in the API process by default:
- * a page of 100 items is ~50 ms of inference and store reads that requests would wait behind.
- */
-const ITEMS_PER_TURN = 10
 
 /** Fields an unowned listing takes from its source while no probe has matched it. */
 function sourcedFields (record: ServiceRecord): string {
@@ -70,6 +65,8 @@ export class SourcePass {
   /** The listings this pass found the source listing. */
   readonly listed = new Set<string>()
   readonly #identities = new Set<string>()
+  /** A pass runs in the API process by default: requests must not wait behind a page's inference and writes. */
+  readonly #slices = new TimeSlices()
 
   constructor (readonly deps: SyncDeps, readonly source: SourceRecord) {
     const startedAt = new Date().toISOString()
@@ -91,8 +88,8 @@ export class SourcePass {
     const wanted = items.flatMap(({ id }) => id !== undefined && ID.test(id) ? [id] : [])
     const taken = new Set(wanted.length === 0 ? [] : (await store.getServices(wanted)).map((record) => record.id))
     const records: ServiceRecord[] = []
-    for (const [index, { read, id }] of items.entries()) {
-      if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn()
+    for (const { read, id } of items) {
+      await this.#slices.yieldIfDue()
       if (!read.ok) { this.refuse(read.item, read.reason); continue }
       const identity = `${read.body.method} ${read.body.endpoint}`
       if (this.#identities.has(identity)) continue
@@ -135,8 +132,8 @@ export class SourcePass {
     const { report } = this
     const ids: string[] = []
     const fresh: ServiceRecord[] = []
-    for (const [index, record] of records.entries()) {
-      if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn()
+    for (const record of records) {
+      await this.#slices.yieldIfDue()
       const existing = await store.findServiceByResource(record.resource, record.method)
       if (existing === null) { fresh.push(record); continue }
       ids.push(existing.id)
