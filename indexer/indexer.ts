@@ -5,22 +5,23 @@
  * is harmless (documents are upserted whole). Sequence numbers are only compared, never
  * counted: the feed may skip numbers.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Logger } from 'pino'
+import { TimeSlices } from '../src/lib/time-slices.js'
 import type { CatalogStore, ServiceChange } from '../src/store/catalog-store.js'
 import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { SearchDocument, SearchEngine } from '../src/search/search-engine.js'
 import { toSearchDocument } from './search-document.js'
 
-/** Documents analysed between two turns of the event loop: a batch of 200 is ~70 ms of kuromoji, which requests would wait behind. */
-const ANALYSED_PER_TURN = 20
-
-/** Splits a slice of the change feed into documents to upsert and ids to remove. */
-async function toIndexChanges (changes: readonly ServiceChange[], tokenizer: JapaneseTokenizer): Promise<{ documents: SearchDocument[], removedIds: string[] }> {
+/**
+ * Splits a slice of the change feed into documents to upsert and ids to remove. The indexer runs
+ * on the API's thread by default: a batch of 200 is ~70 ms of kuromoji, which requests would
+ * wait behind, so it is analysed in `slices`.
+ */
+async function toIndexChanges (changes: readonly ServiceChange[], tokenizer: JapaneseTokenizer, slices: TimeSlices): Promise<{ documents: SearchDocument[], removedIds: string[] }> {
   const documents: SearchDocument[] = []
   const removedIds: string[] = []
-  for (const [index, change] of changes.entries()) {
-    if (index > 0 && index % ANALYSED_PER_TURN === 0) await nextTurn()
+  for (const change of changes) {
+    await slices.yieldIfDue()
     if (change.service === null) removedIds.push(change.id)
     else documents.push(toSearchDocument(change.service, change.seq, tokenizer))
   }
@@ -67,12 +68,13 @@ export class Indexer {
   /** Applies pending changes in batches until caught up; returns how many were applied. */
   async catchUp (): Promise<number> {
     const { store, engine, tokenizer, batchSize } = this.#options
+    const slices = new TimeSlices()
     let applied = 0
     for (;;) {
       const checkpoint = await engine.checkpoint()
       const changes = await store.changesSince(checkpoint, batchSize)
       if (changes.length === 0) break
-      const { documents, removedIds } = await toIndexChanges(changes, tokenizer)
+      const { documents, removedIds } = await toIndexChanges(changes, tokenizer, slices)
       await engine.apply(documents, (changes.at(-1) as { seq: number }).seq, removedIds)
       applied += changes.length
       this.#options.logger.debug({ applied: changes.length, checkpoint: changes.at(-1)?.seq }, 'indexed batch')
@@ -137,6 +139,7 @@ export class Indexer {
   async reindex (onProgress: (done: number, total: number) => void = () => {}): Promise<number> {
     const { store, engine, tokenizer, batchSize } = this.#options
     const [total, upTo] = await Promise.all([store.countServices(), store.latestSeq()])
+    const slices = new TimeSlices()
     let done = 0
     async function * batches (): AsyncGenerator<SearchDocument[]> {
       let last = 0
@@ -145,7 +148,7 @@ export class Indexer {
         if (changes.length === 0) return
         last = (changes.at(-1) as { seq: number }).seq
         // A fresh index holds nothing to remove: tombstones are skipped, and not counted.
-        const { documents } = await toIndexChanges(changes, tokenizer)
+        const { documents } = await toIndexChanges(changes, tokenizer, slices)
         done += documents.length
         yield documents
         onProgress(Math.min(done, total), total)

@@ -1,0 +1,39 @@
+/**
+ * The time slices a long loop on the API's thread works in (src/lib/time-slices.ts): no turn
+ * given up before the slice has passed, one after, and the rest of the event loop runs then.
+ */
+import { performance } from 'node:perf_hooks'
+import { test } from 'tap'
+import { MAX_SLICE_MS, MIN_SLICE_MS, TimeSlices } from '../../src/lib/time-slices.js'
+
+function busy (ms: number): void {
+  const until = performance.now() + ms
+  while (performance.now() < until) { /* holds the thread, as a step of a pass does */ }
+}
+
+test('keeps the thread within its slice and gives a turn once it has passed', async (t) => {
+  const slices = new TimeSlices()
+  let turned = false
+  setImmediate(() => { turned = true })
+  await slices.yieldIfDue()
+  t.notOk(turned, 'a fresh slice runs on without a turn')
+  busy(MIN_SLICE_MS + 1)
+  await slices.yieldIfDue()
+  t.ok(turned, 'a spent slice lets what waits for the next turn run first')
+})
+
+test('a slice grows with what the rest of the turn took, up to its bound', async (t) => {
+  const slices = new TimeSlices()
+  busy(MIN_SLICE_MS + 1)
+  // The rest of the turn holds the thread for 40 ms: the next slice is the longest.
+  setImmediate(() => { busy(40) })
+  await slices.yieldIfDue()
+  let turned = false
+  setImmediate(() => { turned = true })
+  busy(MIN_SLICE_MS + 0.5)
+  await slices.yieldIfDue()
+  t.notOk(turned, 'after a long turn elsewhere, more than the shortest slice')
+  busy(MAX_SLICE_MS)
+  await slices.yieldIfDue()
+  t.ok(turned, 'never more than the longest')
+})
