@@ -5,28 +5,38 @@
  * is harmless (documents are upserted whole). Sequence numbers are only compared, never
  * counted: the feed may skip numbers.
  */
+import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import { TimeSlices } from '../src/lib/time-slices.js'
 import type { CatalogStore, ServiceChange } from '../src/store/catalog-store.js'
 import type { JapaneseTokenizer } from '../src/search/analysis/tokenizer.js'
 import type { SearchDocument, SearchEngine } from '../src/search/search-engine.js'
-import { toSearchDocument } from './search-document.js'
+import { AnalysisCache, toSearchDocument } from './search-document.js'
 
 /**
  * Splits a slice of the change feed into documents to upsert and ids to remove. The indexer runs
  * on the API's thread by default: a batch of 200 is ~70 ms of kuromoji, which requests would
  * wait behind, so it is analysed in `slices`.
  */
-async function toIndexChanges (changes: readonly ServiceChange[], tokenizer: JapaneseTokenizer, slices: TimeSlices): Promise<{ documents: SearchDocument[], removedIds: string[] }> {
+async function toIndexChanges (changes: readonly ServiceChange[], tokenizer: JapaneseTokenizer, slices: TimeSlices, cache?: AnalysisCache): Promise<{ documents: SearchDocument[], removedIds: string[] }> {
   const documents: SearchDocument[] = []
   const removedIds: string[] = []
   for (const change of changes) {
     await slices.yieldIfDue()
     if (change.service === null) removedIds.push(change.id)
-    else documents.push(toSearchDocument(change.service, change.seq, tokenizer))
+    else documents.push(toSearchDocument(change.service, change.seq, tokenizer, cache))
   }
   return { documents, removedIds }
 }
+
+/** A document's content without its seq: the same content indexed again changes nothing a search sees. */
+function contentOf (document: SearchDocument): string {
+  return createHash('sha1').update(JSON.stringify({ ...document, seq: 0 })).digest('base64')
+}
+
+/** Services whose last written content the indexer remembers (a hash each). */
+const WRITTEN_ENTRIES = 8192
 
 export interface IndexerOptions {
   store: CatalogStore
@@ -57,6 +67,16 @@ export const DEFAULT_POLL_MS = 100
 export class Indexer {
   readonly #options: Required<IndexerOptions>
   readonly #abort = new AbortController()
+  /** Services indexed again with their text unchanged skip the analysis (a pass inserts, then adds provenance). */
+  readonly #analyses = new AnalysisCache()
+  /**
+   * The content last written for recently indexed services: one whose new state indexes to the
+   * same document (a source added to its provenance) is not written again, which would only
+   * leave the engine a dead copy to collect. Forgotten when the engine's checkpoint is not the
+   * one this indexer last wrote.
+   */
+  readonly #written = new LRUCache<string, string>({ max: WRITTEN_ENTRIES })
+  #writtenUpTo = 0
   #wake: (() => void) | undefined
   #running: Promise<void> | undefined
   #caughtUp: Array<{ seq: number, resolve: () => void }> = []
@@ -72,10 +92,19 @@ export class Indexer {
     let applied = 0
     for (;;) {
       const checkpoint = await engine.checkpoint()
+      // Someone else wrote the engine (a reindex, a reset): what it holds is no longer known here.
+      if (checkpoint !== this.#writtenUpTo) this.#written.clear()
       const changes = await store.changesSince(checkpoint, batchSize)
       if (changes.length === 0) break
-      const { documents, removedIds } = await toIndexChanges(changes, tokenizer, slices)
-      await engine.apply(documents, (changes.at(-1) as { seq: number }).seq, removedIds)
+      const { documents, removedIds } = await toIndexChanges(changes, tokenizer, slices, this.#analyses)
+      const contents = documents.map(contentOf)
+      const changed = documents.filter((document, i) => this.#written.get(document.id) !== contents[i])
+      const upTo = (changes.at(-1) as { seq: number }).seq
+      await engine.apply(changed, upTo, removedIds)
+      // Remembered once written: a batch that failed is built again whole.
+      documents.forEach((document, i) => this.#written.set(document.id, contents[i] as string))
+      for (const id of removedIds) this.#written.delete(id)
+      this.#writtenUpTo = upTo
       applied += changes.length
       this.#options.logger.debug({ applied: changes.length, checkpoint: changes.at(-1)?.seq }, 'indexed batch')
     }

@@ -195,3 +195,42 @@ test('an index in an older layout is emptied on open and refilled from the store
   await new Indexer({ store, engine: reopened, tokenizer, logger: silent }).catchUp()
   t.same(await reopened.indexedIds(), await sortedStoreIds(store), 'the indexer refills it')
 })
+
+test('a service indexed again to the same document is not written again; a change, a deletion or a reindex elsewhere is', async (t) => {
+  const dataDir = tempDataDir(t)
+  const store = new SqliteCatalogStore(dataDir)
+  const engine = new EmbeddedSearchEngine(dataDir)
+  t.teardown(async () => { await engine.close(); await store.close() })
+  const tokenizer = await loadTokenizer()
+  const written: string[][] = []
+  const apply = engine.apply.bind(engine)
+  engine.apply = async (documents, checkpoint, removedIds) => { written.push(documents.map((d) => d.id)); await apply(documents, checkpoint, removedIds) }
+  const [a, b] = manyRecords(2) as [ServiceRecord, ServiceRecord]
+  await store.insertServices([a, b])
+  const indexer = new Indexer({ store, engine, tokenizer, logger: silent })
+  await indexer.catchUp()
+  t.same(written.splice(0), [[a.id, b.id]])
+  // The same state under a new number (a source added to its provenance is one).
+  t.equal(await store.updateService({ ...a }), true)
+  t.equal(await indexer.catchUp(), 1)
+  t.same(written.splice(0), [[]], 'the checkpoint moves; no document is written')
+  t.equal((await indexer.status()).lag, 0)
+  t.equal(await store.updateService({ ...a, status: 'verified', name: 'Zebraverified' }), true)
+  await indexer.catchUp()
+  t.same(written.splice(0), [[a.id]], 'a changed document is written')
+  const search = async (word: string): Promise<string[]> => (await engine.search({ words: [{ text: word, forms: [word] }], filter: {}, page: { limit: 10, offset: 0 }, prefixLastWord: false })).hits.map((h) => h.id)
+  t.same(await search('zebraverified'), [a.id])
+
+  // Another indexer rebuilds the engine while a's state goes back to what this one last wrote before.
+  const other = new Indexer({ store, engine, tokenizer, logger: silent })
+  t.equal(await store.updateService({ ...a, name: 'Zebrainbetween' }), true)
+  await other.reindex()
+  t.same(await search('zebrainbetween'), [a.id])
+  t.equal(await store.updateService({ ...a, status: 'verified', name: 'Zebraverified' }), true)
+  await indexer.catchUp()
+  t.same(await search('zebraverified'), [a.id], 'the engine moved without this indexer: it forgets what it wrote and writes again')
+  t.same(await search('zebrainbetween'), [])
+  t.equal(await store.deleteService(b.id), true)
+  await indexer.catchUp()
+  t.same(await engine.indexedIds(), [a.id])
+})

@@ -1,6 +1,6 @@
 /** The search document: the tags and the call schema an endpoint declares, at the description's weight, each after a gap. */
 import { test } from 'tap'
-import { toSearchDocument, SCHEMA_POSITION_GAP } from '../../indexer/search-document.js'
+import { AnalysisCache, toSearchDocument, SCHEMA_POSITION_GAP } from '../../indexer/search-document.js'
 import { loadTokenizer } from '../../src/search/analysis/tokenizer.js'
 import { toMeiliDocument } from '../../src/search/meilisearch/documents.js'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
@@ -68,4 +68,26 @@ test('the service\'s tags follow the description, a gap apart, before the call s
   t.equal(meili.description, doc.text.description)
   t.match(meili.description_ja, /潮位/, 'a Japanese tag in the kuromoji terms Meilisearch searches')
   t.equal(toSearchDocument({ ...record, callSchema: undefined }, 1, tokenizer).text.description, 'Tide tables for harbours.\nMarine, 潮位', 'tags alone')
+})
+
+test('an analysis cache gives the same document, analysing again only when the text changed, and stays bounded', async (t) => {
+  const tokenizer = await loadTokenizer()
+  const records = seedRecords(readSeedFile('demo'), '2025-01-01T00:00:00.000Z')
+  const cache = new AnalysisCache()
+  for (const record of records) t.same(toSearchDocument(record, 1, tokenizer, cache), toSearchDocument(record, 1, tokenizer), `${record.id}: as without the cache`)
+  t.same([cache.hits, cache.misses], [0, records.length])
+  const [first] = records as [ServiceRecord]
+  const probed = { ...first, status: 'verified' as const, trustScore: 90 }
+  t.same(toSearchDocument(probed, 2, tokenizer, cache), toSearchDocument(probed, 2, tokenizer), 'a change of status: the same analysis, the new fields')
+  t.equal(cache.hits, 1, 'not analysed again')
+  for (const changed of [{ ...first, description: 'Tide tables for harbours.' }, { ...first, tags: ['tides'] }, { ...first, category: 'finance' }, { ...first, name: 'Tide Tables' }, { ...first, callSchema: SCHEMA }]) {
+    t.same(toSearchDocument(changed, 3, tokenizer, cache), toSearchDocument(changed, 3, tokenizer), 'a change of text is analysed again')
+  }
+  t.equal(cache.hits, 1)
+  const many = new AnalysisCache()
+  for (let i = 0; i < 3000; i++) toSearchDocument({ ...first, id: `svc_${String(i).padStart(24, 'a')}` }, i, tokenizer, many)
+  toSearchDocument({ ...first, id: `svc_${String(0).padStart(24, 'a')}` }, 1, tokenizer, many)
+  t.equal(many.hits, 0, 'the oldest went: at most 2048 kept')
+  toSearchDocument({ ...first, id: `svc_${String(2999).padStart(24, 'a')}` }, 1, tokenizer, many)
+  t.equal(many.hits, 1, 'the newest stayed')
 })
