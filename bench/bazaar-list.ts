@@ -3,7 +3,7 @@
  * like the real ones (docs/sources.md, src/domain/bazaar-item.ts): x402 v1 and v2 items, about
  * 30 % on base-sepolia beside base mainnet (a few accepting both), Japanese and English text from
  * bench/generate.ts, empty descriptions, hundreds of near-identical agent endpoints on one host,
- * a few control characters, and about 1 % with an empty or zero amount (refused by a pass).
+ * a few control characters, and about 1 % with an empty or zero amount (listed with a dynamic price).
  * Deterministic from a seed. Every host is under `.invalid` (RFC 6761: never resolves), so
  * nothing leaves the machine even if something probed them, unless `origin` places them elsewhere.
  *
@@ -30,11 +30,11 @@ export const AGENT_WORD = 'clawdia'
 export interface BazaarList {
   items: unknown[]
   /**
-   * What a pass should make of it: items it refuses (no fixed price), agent endpoints, those a
+   * What a pass should make of it: items without a fixed price (listed as dynamic), agent endpoints, those a
    * search for AGENT_WORD finds (listed, the word in their text, on mainnet: searches may leave
    * test networks out), and the rest of the mix.
    */
-  counts: { refused: number, agents: number, agentsSearchable: number, v1: number, testnet: number, emptyDescription: number, controlCharacters: number, bothNetworks: number }
+  counts: { dynamic: number, agents: number, agentsSearchable: number, v1: number, testnet: number, emptyDescription: number, controlCharacters: number, bothNetworks: number }
 }
 
 const hex = (random: () => number, length: number): string => Array.from({ length }, () => Math.floor(random() * 16).toString(16)).join('')
@@ -52,7 +52,7 @@ export function invalidOrigin (hostname: string): string {
 export function generateBazaarList (n: number, seed: number, origin: (hostname: string) => string = invalidOrigin): BazaarList {
   const random = prng(seed)
   const services = generateServices(n, seed + 1)
-  const counts = { refused: 0, agents: 0, agentsSearchable: 0, v1: 0, testnet: 0, emptyDescription: 0, controlCharacters: 0, bothNetworks: 0 }
+  const counts = { dynamic: 0, agents: 0, agentsSearchable: 0, v1: 0, testnet: 0, emptyDescription: 0, controlCharacters: 0, bothNetworks: 0 }
   const lastUpdated = '2026-11-20T00:00:00.000Z'
   const items = services.map((service, index) => {
     const agent = random() < 0.04
@@ -83,7 +83,7 @@ export function generateBazaarList (n: number, seed: number, origin: (hostname: 
       description = `${description.slice(0, at)}${CONTROLS[Math.floor(random() * CONTROLS.length)] as string}${description.slice(at)}`
       counts.controlCharacters++
     }
-    if (random() < 0.01) { amount = random() < 0.5 ? '' : '0'; counts.refused++ } else if (agent && !testnet && description.toLowerCase().includes(AGENT_WORD)) counts.agentsSearchable++
+    if (random() < 0.01) { amount = random() < 0.5 ? '' : '0'; counts.dynamic++ } else if (agent && !testnet && description.toLowerCase().includes(AGENT_WORD)) counts.agentsSearchable++
     if (v1) counts.v1++
     if (testnet) counts.testnet++
     if (both) counts.bothNetworks++
