@@ -43,13 +43,17 @@ function hash (text: string): number {
   return h >>> 0
 }
 
+/** What a live endpoint with a dynamic price asks of one request (its list item names no amount). */
+const DYNAMIC_AMOUNT = '1500'
+
 /** The item's first payment entry as a v2 402 answer (the header a live x402 endpoint sends). */
 function paymentRequired (item: Record<string, unknown>): string | undefined {
   const entry = (item.accepts as Array<Record<string, unknown>>)[0]
   if (entry === undefined) return undefined
-  const amount = String(entry.amount ?? entry.maxAmountRequired ?? '')
+  const listed = String(entry.amount ?? entry.maxAmountRequired ?? '')
+  const amount = /^[1-9]\d*$/.test(listed) ? listed : DYNAMIC_AMOUNT
   const network = resolveNetwork(String(entry.network))
-  if (network === undefined || !/^[1-9]\d*$/.test(amount)) return undefined
+  if (network === undefined) return undefined
   return encodePaymentRequiredHeader({
     x402Version: 2,
     resource: { url: String(item.resource), description: String(item.description ?? entry.description ?? ''), mimeType: 'application/json' },
