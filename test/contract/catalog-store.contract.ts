@@ -365,6 +365,8 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     t.ok(await store.latestSeq() > seqBefore, 'a visible change is a change-feed event')
     t.same(await store.dueForProbe(NOW, 10, false), [], 'not due before its next probe time')
     t.same((await store.dueForProbe(next, 10, false)).map((c) => c.id), [owned.id], 'due once the time comes')
+    t.equal(await store.updateService({ ...updated as ServiceRecord, description: 'A new description.' }), true)
+    t.same(await store.dueForProbe(NOW, 10, false), [], 'an update keeps the probe schedule (a source pass updates thousands: they stay spread)')
 
     const seqAfter = await store.latestSeq()
     t.match(await store.recordProbe(owned.id, probe(2, true), policy, next), { status: 'verified', trustScore: verified.trustScore })

@@ -79,10 +79,12 @@ export class MongoServices implements ServiceStore {
     const connection = this.#connection
     try {
       return await connection.transaction(async (session) => {
-        if (await connection.services.countDocuments({ _id: { $eq: record.id } }, { session, limit: 1 }) === 0) return false
+        const current = await connection.services.findOne({ _id: { $eq: record.id } }, { session, projection: { nextProbeAt: 1 } })
+        if (current === null) return false
         const [stored] = await underOriginClaims(connection, session, [record]) as [ServiceRecord]
         const seq = await connection.reserve(session, 1)
-        await connection.services.replaceOne({ _id: { $eq: record.id } }, toServiceDocument(stored, seq), { session })
+        // The probe schedule is the prober's, not the record's: an update keeps it, as SQLite's does.
+        await connection.services.replaceOne({ _id: { $eq: record.id } }, { ...toServiceDocument(stored, seq), nextProbeAt: current.nextProbeAt ?? null }, { session })
         return true
       })
     } catch (err) {
