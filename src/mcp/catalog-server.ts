@@ -12,6 +12,8 @@ import { resolveNetwork } from '../domain/networks.js'
 import { toService, toServiceStatus, type ServiceRecord, type ServiceStatusView } from '../domain/service.js'
 import { toPaymentView } from '../domain/payment-view.js'
 import { revenueSourceOf } from '../domain/usage.js'
+import { listingProof } from '../application/origin-proofs.js'
+import { listingProvenance } from '../application/sync-source.js'
 import { attributedPayments, currentUsage } from '../application/usage.js'
 import { MAX_OFFSET, PRICE_PATTERN, PRICE_WORDS, toStoreQuery } from '../domain/service-query.js'
 import { SERVICE_STATUSES } from '../domain/trust.js'
@@ -172,12 +174,14 @@ export function createCatalogServer (deps: CatalogDeps, version: string, options
   server.registerTool('get_service', {
     title: 'One paid API',
     description: 'Everything about one service: endpoint, method, price and payment details, status and monitoring figures, and how to ' +
-      'call it when its endpoint declares it (callSchema: the input schema, an example input, the output, and exampleCall, a request to make; null when undeclared).',
+      'call it when its endpoint declares it (callSchema: the input schema, an example input, the output, and exampleCall, a request to make; null when undeclared). ' +
+      'sources: the other lists it was mirrored from (none for a registration); ownershipProof: a signature of the origin by this payTo, published by the origin (null when none).',
     inputSchema: { id: ServiceId },
     annotations: { title: 'One paid API', ...READ_ONLY }
   }, async ({ id }) => {
     const record = await findRecord(id)
-    return result({ ...agentView(record), callSchema: toCallSchemaView(record), monitoring: await statusOf(record), createdAt: record.createdAt, updatedAt: record.updatedAt })
+    const [monitoring, sources, ownershipProof] = await Promise.all([statusOf(record), listingProvenance(deps.store, record.id), listingProof(deps.store, record)])
+    return result({ ...agentView(record), callSchema: toCallSchemaView(record), monitoring, sources, ownershipProof, createdAt: record.createdAt, updatedAt: record.updatedAt })
   })
 
   server.registerTool('get_service_status', {

@@ -8,6 +8,7 @@ import { MAX_TOOL_RESULTS } from '../../src/mcp/catalog-server.js'
 import { MAX_MCP_ANSWER_BYTES, MAX_MCP_BATCH } from '../../src/routes/mcp.js'
 import { resolveNetwork } from '../../src/domain/networks.js'
 import { payToKey } from '../../src/domain/pay-to.js'
+import { newSourceId } from '../../src/domain/sources.js'
 import { build, probeDemo, register, validBody } from '../helper.js'
 
 interface AgentService {
@@ -100,10 +101,21 @@ test('MCP: an agent lists the tools, searches, and gets what it needs to pay and
   const overridden = payload<{ filters: Record<string, string> }>(await call('search_services', { query: 'weather on solana', network: 'base' }))
   t.same(overridden.filters, {}, 'the explicit network wins')
 
-  const detail = payload<AgentService & { monitoring: { uptimeScore: number | null, txCount: number } }>(await call('get_service', { id: top.id }))
+  const detail = payload<AgentService & { monitoring: { uptimeScore: number | null, txCount: number }, sources: unknown[], ownershipProof: unknown }>(await call('get_service', { id: top.id }))
   t.equal(detail.id, top.id)
   t.equal(detail.monitoring.txCount, 0)
   t.match(detail, { claimed: false, textBy: /registrant/ }, 'an agent is told the text is the registrant\'s until the owner proves control')
+  t.same([detail.sources, detail.ownershipProof], [[], null], 'a registration: mirrored from nowhere, no proof')
+  // Mirrored from a source, and its origin published a valid proof by its payTo: the agent sees both, as the detail shows them.
+  const source = { id: newSourceId(), kind: 'bazaar' as const, url: 'https://facilitator.example.com', createdAt: new Date().toISOString(), lastSync: null, lastCompleteAt: null }
+  await app.store.insertSource(source)
+  await app.store.addProvenance(source.id, [top.id], '2026-11-01T00:00:00.000Z')
+  await app.store.recordOriginProofs(new URL(top.endpoint).origin, [{ address: top.payment.payTo, document: `${new URL(top.endpoint).origin}/openapi.json`, checkedAt: '2026-11-02T00:00:00.000Z' }])
+  const sourced = payload<{ sources: unknown[], ownershipProof: unknown }>(await call('get_service', { id: top.id }))
+  const rest = (await app.inject(`/api/services/${top.id}`)).json()
+  t.match(sourced.sources, [{ id: source.id, url: source.url, firstSeenAt: '2026-11-01T00:00:00.000Z' }])
+  t.same([sourced.sources, sourced.ownershipProof], [rest.sources, rest.ownershipProof], 'as the detail says')
+  t.match(sourced.ownershipProof, { address: top.payment.payTo })
   // Payments to the service's payTo, stored as the chain watcher stores them.
   const paid = Array.from({ length: 7 }, (_, i) => ({
     network: top.payment.network,
