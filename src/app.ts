@@ -15,6 +15,7 @@ import chainNetworksPlugin from './plugins/chain-networks.js'
 import proberPlugin from './plugins/prober.js'
 import chainWatcherPlugin from './plugins/chain-watcher.js'
 import sourceSyncPlugin from './plugins/source-sync.js'
+import requestsInFlightPlugin from './plugins/requests-in-flight.js'
 import { chainNetworks } from './chain/config.js'
 import { registerNetworks } from './domain/networks.js'
 import categoryInferencePlugin from './plugins/category-inference.js'
@@ -117,6 +118,7 @@ export async function buildApp (config: Config, options: AppOptions = {}): Promi
 
   // First: the rate limiter attaches to every route registered after it.
   await app.register(rateLimitPlugin, { config: config.rateLimit })
+  await app.register(requestsInFlightPlugin)
   await app.register(httpPlugin)
   await app.register(errorsPlugin)
   await app.register(swaggerPlugin)

@@ -8,30 +8,69 @@
  * inference, a Japanese description's analysis), so a count either yields far too often when
  * steps are short or holds requests back for tens of ms when they are long.
  *
- * Why the slice follows the rest of the turn: searches are answered on this thread too, each
- * connection's next request a turn or two after the last, so a fixed slice per loop per turn
- * takes whatever share of the thread the requests leave, however many come (two loops of 10 ms
- * left 8 connections a seventh of their rate). A slice is SHARE of what the rest of the last turn
- * took, between MIN_SLICE_MS and MAX_SLICE_MS: requests keep well over half of a busy thread
- * (two loops: (1 - SHARE) / (1 + SHARE)), and an idle server turns every MIN_SLICE_MS or so.
+ * A slice is SHARE of what the rest of the last turn took, between MIN_SLICE_MS and
+ * MAX_SLICE_MS, so an idle server turns every MIN_SLICE_MS or so. That alone does not keep a
+ * busy server's requests their share: a search waits on a search thread for most of its time,
+ * so the turns between slices are short, and two loops each taking at least their shortest
+ * slice (and the step that overran it) every turn held about 70 % of the thread while 8
+ * connections searched (bench:sources). So while any request is in flight, all the loops of
+ * the thread together run at most BUSY_SHARE of the time (a budget they share, refilled at that
+ * rate, never banking more than MAX_SLICE_MS), and wait with a timer when it is spent.
  */
 import { performance } from 'node:perf_hooks'
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 
 export const MIN_SLICE_MS = 1
 export const MAX_SLICE_MS = 5
 const SHARE = 0.25
+/** The share of the thread's time long loops take together while requests are in flight. */
+export const BUSY_SHARE = 0.4
+/**
+ * A loop's run counted at one yield at most: the time since it last resumed may include its
+ * own waits (a page's read), which are not the thread's time.
+ */
+const MAX_COUNTED_RUN_MS = 25
+
+/**
+ * Requests this thread is answering (the API counts them: src/plugins/requests-in-flight.ts),
+ * and the time budget the loops share while there are any.
+ */
+class BackgroundBudget {
+  inFlight = 0
+  #credit = MAX_SLICE_MS
+  #at = performance.now()
+
+  #refill (now: number): void {
+    this.#credit = this.inFlight === 0 ? MAX_SLICE_MS : Math.min(MAX_SLICE_MS, this.#credit + (now - this.#at) * BUSY_SHARE)
+    this.#at = now
+  }
+
+  /** A loop ran `ms`; once the budget is spent, waits while requests are in flight until it is back. */
+  async spend (ms: number): Promise<void> {
+    this.#refill(performance.now())
+    this.#credit -= Math.min(ms, MAX_COUNTED_RUN_MS)
+    while (this.#credit < 0 && this.inFlight > 0) {
+      await sleep(Math.max(1, Math.ceil(-this.#credit / BUSY_SHARE)))
+      this.#refill(performance.now())
+    }
+  }
+}
+
+/** The thread's budget: one per thread, as the event loop is. */
+export const background = new BackgroundBudget()
 
 export class TimeSlices {
   #since = performance.now()
   #slice = MIN_SLICE_MS
 
-  /** Waits for the next turn of the event loop if this loop has held it for its slice. */
+  /** Waits for the next turn of the event loop if this loop has held it for its slice (and, with requests in flight, for the shared budget). */
   async yieldIfDue (): Promise<void> {
     const now = performance.now()
     if (now - this.#since < this.#slice) return
     await nextTurn()
+    const turned = performance.now()
+    await background.spend(now - this.#since)
     this.#since = performance.now()
-    this.#slice = Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, (this.#since - now) * SHARE))
+    this.#slice = Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, (turned - now) * SHARE))
   }
 }

@@ -1,10 +1,11 @@
 /**
  * The time slices a long loop on the API's thread works in (src/lib/time-slices.ts): no turn
- * given up before the slice has passed, one after, and the rest of the event loop runs then.
+ * given up before the slice has passed, one after, and the rest of the event loop runs then;
+ * while requests are in flight, loops keep to their share of the thread.
  */
 import { performance } from 'node:perf_hooks'
 import { test } from 'tap'
-import { MAX_SLICE_MS, MIN_SLICE_MS, TimeSlices } from '../../src/lib/time-slices.js'
+import { background, BUSY_SHARE, MAX_SLICE_MS, MIN_SLICE_MS, TimeSlices } from '../../src/lib/time-slices.js'
 
 function busy (ms: number): void {
   const until = performance.now() + ms
@@ -36,4 +37,31 @@ test('a slice grows with what the rest of the turn took, up to its bound', async
   busy(MAX_SLICE_MS)
   await slices.yieldIfDue()
   t.ok(turned, 'never more than the longest')
+})
+
+/** Runs steps of `stepMs` with yieldIfDue between them until they have held the thread for `workMs`; the wall time it took. */
+async function loopFor (workMs: number, stepMs: number): Promise<number> {
+  const slices = new TimeSlices()
+  const started = performance.now()
+  for (let done = 0; done < workMs; done += stepMs) {
+    busy(stepMs)
+    await slices.yieldIfDue()
+  }
+  return performance.now() - started
+}
+
+test('while a request is in flight, long loops keep to their share of the thread', async (t) => {
+  background.inFlight++
+  try {
+    // A slower machine only stretches the wall time: the bound below cannot fail from load.
+    const wall = await loopFor(100, 2)
+    t.ok(wall >= 0.8 * 100 / BUSY_SHARE, `100 ms of steps took ${wall.toFixed(0)} ms of wall time (share ${BUSY_SHARE})`)
+  } finally {
+    background.inFlight--
+  }
+})
+
+test('with no request in flight, a long loop has the thread', async (t) => {
+  const wall = await loopFor(100, 2)
+  t.ok(wall < 100 / BUSY_SHARE, `100 ms of steps took ${wall.toFixed(0)} ms of wall time`)
 })
