@@ -54,11 +54,16 @@ export class CategoryInference {
     return analyzeField(text, this.tokenizer)
   }
 
-  /** The category id the text fits best, `other` when none fits. */
+  /**
+   * The category id the text fits best, `other` when none fits. Each line is analysed alone:
+   * inferenceText puts a listing's name, description and tags on lines of their own, and the
+   * indexer analyses the name and the description as they are, so the analysis of a text is
+   * shared (analyzeField keeps recent ones).
+   */
   infer (text: string): string {
     const scores = new Map<string, number>()
     const seen = new Set<string>()
-    for (const { term } of this.#terms(text)) {
+    for (const { term } of text.split('\n').flatMap((line) => this.#terms(line))) {
       const key = stem(term)
       if (seen.has(key)) continue
       seen.add(key)

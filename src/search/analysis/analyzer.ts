@@ -3,6 +3,7 @@
  * by side because they must agree: every form a query can produce has to be
  * a form the index may hold.
  */
+import { LRUCache } from 'lru-cache'
 import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, splitWords } from './normalize.js'
 import type { DocumentTerm, QueryWord } from '../search-engine.js'
 import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
@@ -152,7 +153,33 @@ export function analyzeField (text: string, tokenizer: JapaneseTokenizer): Docum
   if (!isJapanese(normalized)) {
     return splitWords(normalized).map((term, position) => ({ term, position }))
   }
+  let cache = recentFields.get(tokenizer)
+  if (cache === undefined) {
+    cache = new LRUCache({ max: FIELD_CACHE_ENTRIES, maxSize: FIELD_CACHE_BYTES, sizeCalculation: (terms, key) => 2 * key.length + FIELD_TERM_BYTES * terms.length })
+    recentFields.set(tokenizer, cache)
+  }
+  const cached = cache.get(normalized)
+  if (cached !== undefined) return [...cached]
+  const terms = analyzeJapaneseField(normalized, tokenizer)
+  // Frozen: a caller that changed a shared term would change every later analysis of the text.
+  cache.set(normalized, terms.map((term) => Object.freeze(term)))
+  return [...terms]
+}
 
+/** Japanese texts' analyses kept at most, and their bytes (approximate: the text, ~80 per term). */
+const FIELD_CACHE_ENTRIES = 4096
+const FIELD_CACHE_BYTES = 8 * 1024 * 1024
+const FIELD_TERM_BYTES = 80
+
+/**
+ * The last analyses of Japanese texts, per tokenizer: kuromoji is most of a field's cost, and
+ * the same text is analysed again moments later, when a source pass infers a listing's
+ * category from its name and description and the indexer then analyses both (most of a pass's
+ * time on the API's thread was kuromoji, half of it twice over the same texts).
+ */
+const recentFields = new WeakMap<JapaneseTokenizer, LRUCache<string, readonly DocumentTerm[]>>()
+
+function analyzeJapaneseField (normalized: string, tokenizer: JapaneseTokenizer): DocumentTerm[] {
   const terms = new Map<string, DocumentTerm>()
   const add = (term: string, position: number, fragment = false): void => {
     const key = `${position}\u0000${term}`
