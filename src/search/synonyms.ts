@@ -23,28 +23,48 @@ export const LEXICON: readonly LexiconConcept[] = (data.concepts as string[][]).
 
 export const SYNONYM_GROUPS: readonly (readonly string[])[] = LEXICON.map((c) => [...new Set([...c.en, ...c.ja, ...c.readings])])
 
-// Words of multi-word entries that carry no meaning of their own (speech-to-text → speech, text).
-const PHRASE_STOPWORDS = new Set(['a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'and', 'or', 'by', 'with', 'from'])
+/** An English entry of several words as one term, the way the analyzer indexes it (text-to-image → "text to image"). */
+export function phraseTerm (entry: string): string {
+  return splitWords(entry).join(' ')
+}
+
+const isSingleWord = (entry: string): boolean => {
+  const parts = splitWords(entry)
+  return parts.length === 1 && parts[0] === entry
+}
+
+/** Entries mixing scripts ("qrコード") are never keys, nor matched: their Japanese half, コード, would be noise. */
+const isEnglishPhrase = (entry: string): boolean => !isSingleWord(entry) && !isJapanese(entry)
 
 /**
- * Each single-word term → the other terms of every group it is in. Catalog queries are
- * split into words before synonyms are looked up, so only single-word entries are keys.
- * A multi-word English entry is expanded into its words, each a synonym of the key
- * (本人確認 → identity, verification), so a listing titled "Identity Verification" meets
- * 本人確認; function words (to, of) are left out. Entries mixing scripts ("qrコード") are
- * never keys, nor expanded (their Japanese half, コード, would be noise). Meilisearch,
+ * The lexicon's English entries of several words, as terms: the analyzer indexes one where a
+ * text has its words in a row ("Identity Verification" → "identity verification"), so
+ * 本人確認 meets the phrase and not either word alone ("stock price" made every "price" a
+ * stock, and "exchange rate" every "rate" an exchange rate).
+ */
+export const LEXICON_PHRASES: ReadonlySet<string> = new Set(SYNONYM_GROUPS.flat().filter(isEnglishPhrase).map(phraseTerm))
+
+/**
+ * The lexicon's Japanese entries: kuromoji splits some of them (文字認識 → 文字 + 認識, スクリーン
+ * ショット), and the analyzer indexes one whole where the text has its words in a row, so OCR
+ * meets 文字認識 and never 認識 alone (音声認識).
+ */
+export const LEXICON_JAPANESE: ReadonlySet<string> = new Set(LEXICON.flatMap((concept) => concept.ja))
+
+/** Words in the longest of LEXICON_PHRASES. */
+export const LONGEST_PHRASE = Math.max(0, ...[...LEXICON_PHRASES].map((phrase) => phrase.split(' ').length))
+
+/**
+ * Each single-word term → the other terms of every group it is in: single words, and English
+ * entries of several words as phrase terms (LEXICON_PHRASES). Catalog queries are split into
+ * words before synonyms are looked up, so only single-word entries are keys. Meilisearch,
  * which handles multi-word synonyms itself, gets every entry whole.
  */
 export function loadSynonyms (): Map<string, string[]> {
-  const isSingleWord = (entry: string): boolean => {
-    const parts = splitWords(entry)
-    return parts.length === 1 && parts[0] === entry
-  }
   const synonyms = new Map<string, Set<string>>()
   for (const group of SYNONYM_GROUPS) {
     const keys = group.filter(isSingleWord)
-    const phraseWords = group.filter((entry) => !isSingleWord(entry) && !isJapanese(entry)).flatMap((entry) => splitWords(entry)).filter((w) => !PHRASE_STOPWORDS.has(w))
-    const terms = [...new Set([...keys, ...phraseWords])]
+    const terms = [...new Set([...keys, ...group.filter(isEnglishPhrase).map(phraseTerm)])]
     for (const key of keys) {
       const others = synonyms.get(key) ?? new Set<string>()
       for (const term of terms) if (term !== key) others.add(term)

@@ -8,6 +8,7 @@ import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, spl
 import type { DocumentTerm, QueryWord } from '../search-engine.js'
 import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
 import { apostropheSpellings, withExpansions } from './expansion.js'
+import { LEXICON_JAPANESE, LEXICON_PHRASES, LONGEST_PHRASE } from '../synonyms.js'
 
 export type QueryLanguage = 'ja' | 'en'
 
@@ -151,7 +152,8 @@ function cjkRunBigrams (text: string): { text: string; start: number }[] {
 export function analyzeField (text: string, tokenizer: JapaneseTokenizer): DocumentTerm[] {
   const normalized = normalizeText(text)
   if (!isJapanese(normalized)) {
-    return splitWords(normalized).map((term, position) => ({ term, position }))
+    const words = splitWords(normalized)
+    return [...words.map((term, position) => ({ term, position })), ...phrasesIn(words, 0)]
   }
   let cache = recentFields.get(tokenizer)
   if (cache === undefined) {
@@ -187,15 +189,67 @@ function analyzeJapaneseField (normalized: string, tokenizer: JapaneseTokenizer)
   }
 
   const positionAt: (number | undefined)[] = []
-  contentUnits(normalized, tokenizer).forEach((unit, position) => {
+  const units = contentUnits(normalized, tokenizer)
+  units.forEach((unit, position) => {
     for (const form of unitForms(unit, unit.surface)) add(form, position)
     for (let i = unit.start; i < unit.start + unit.surface.length; i++) positionAt[i] = position
+  })
+  // Lexicon entries kuromoji split, whole where their words are in a row (文字 + 認識 → 文字認識).
+  units.forEach((unit, position) => {
+    let joined = unit.surface
+    let end = unit.start + unit.surface.length
+    for (let next = position + 1; next < units.length && next - position < MAX_JOINED_UNITS; next++) {
+      const following = units[next] as TextUnit
+      if (following.start !== end) break
+      joined += following.surface
+      end += following.surface.length
+      if (LEXICON_JAPANESE.has(joined)) add(joined, position)
+    }
+  })
+  // English phrases among the foreign words in a row ("Speech to Text API で文字起こし").
+  let run: string[] = []
+  units.forEach((unit, position) => {
+    const latin = unit.token === undefined && LATIN_WORD.test(unit.surface)
+    if (latin) run.push(unit.surface)
+    if (run.length >= 2 && (!latin || position === units.length - 1)) {
+      const first = (latin ? position + 1 : position) - run.length
+      for (const phrase of phrasesIn(run, first)) add(phrase.term, phrase.position)
+    }
+    if (!latin) run = []
   })
 
   for (const bigram of cjkRunBigrams(normalized)) {
     add(bigram.text, nearestPosition(positionAt, bigram.start), true)
   }
   return [...terms.values()]
+}
+
+/** Words a Japanese lexicon entry is split into at most (非代替性トークン: 非 + 代替 + 性 + トークン). */
+const MAX_JOINED_UNITS = 5
+const LATIN_WORD = /^[\p{Script=Latin}\p{N}]+$/u
+const PHRASE_FIRST_WORDS = new Set([...LEXICON_PHRASES].map((phrase) => phrase.slice(0, phrase.indexOf(' '))))
+
+/** A phrase's last word as a singular (postal codes → postal code), as category inference meets plurals. */
+function singular (phrase: string): string {
+  return /[a-z]{3}s$/.test(phrase) && !phrase.endsWith('ss') ? phrase.slice(0, -1) : phrase
+}
+
+/**
+ * The lexicon's English phrases (LEXICON_PHRASES) in `words` (words in a row, the first at
+ * position `first`), as one term each at its first word's position: 本人確認 meets "identity
+ * verification" through that term, never through "identity" or "verification" alone.
+ */
+function phrasesIn (words: readonly string[], first: number): DocumentTerm[] {
+  const found: DocumentTerm[] = []
+  for (let i = 0; i < words.length - 1; i++) {
+    if (!PHRASE_FIRST_WORDS.has(words[i] as string)) continue
+    for (let n = 2; n <= LONGEST_PHRASE && i + n <= words.length; n++) {
+      const phrase = words.slice(i, i + n).join(' ')
+      const term = LEXICON_PHRASES.has(phrase) ? phrase : singular(phrase)
+      if (LEXICON_PHRASES.has(term)) found.push({ term, position: first + i })
+    }
+  }
+  return found
 }
 
 // A bigram may start inside a token that was not kept; it then belongs to the
@@ -222,8 +276,14 @@ export function splitQueryWords (q: string): QueryWord[] {
     seen.add(text)
     words.push(expand({ text, forms: [...new Set([text, katakanaSpelling(text) ?? text])] }, apostrophes))
   }
-  return words
+  // Every listing is an API: next to other words, "api" only adds a word any listing may match
+  // ("stock price api" put a crypto "Price API" above "Stock Quotes" that says stock and price).
+  const meaningful = words.filter((word) => !CATALOG_WORDS.has(word.text))
+  return meaningful.length > 0 ? meaningful : words
 }
+
+/** Words naming what every listing is, left out of a catalog query that has others. */
+const CATALOG_WORDS = new Set(['api', 'apis', 'service', 'services', 'endpoint', 'endpoints', 'サービス'])
 
 /** Romaji n' (hon'yaku) would be split at the apostrophe: join the word, remember how it was written. */
 function joinApostrophes (normalized: string): { text: string, apostrophes: Map<string, string> } {

@@ -100,17 +100,33 @@ export function classify (word: QueryWord, found: Found, options: { prefix: bool
   return undefined
 }
 
+/** The synonyms of several words of a query word's forms (loadSynonyms' phrase terms). */
+function phrasesOf (word: QueryWord, synonyms: ReadonlyMap<string, readonly string[]>): string[] {
+  const forms = [...word.forms, word.text].map(normalizeText)
+  return [...new Set(forms.flatMap((form) => (synonyms.get(form) ?? []).filter((synonym) => synonym.includes(' '))))]
+}
+
 /** Per query word, its best match (exactness, then typos, then attribute), in query order. */
 export function matchedTokens (hit: MeiliHit, words: readonly QueryWord[], prefixLastWord: boolean, synonyms: ReadonlyMap<string, readonly string[]>): MatchedToken[] {
   const found = matchesOf(hit)
   const tokens: MatchedToken[] = []
   words.forEach((word, index) => {
     let best: (MatchedToken & { order: number }) | undefined
+    const consider = (term: string, attribute: SearchAttribute, how: { kind: MatchKind, typos: number }): void => {
+      const order = (MATCH_EXACTNESS[how.kind] + how.typos) * 10 + SEARCH_ATTRIBUTES.indexOf(attribute)
+      if (best === undefined || order < best.order) best = { word: word.text, term, attribute, kind: how.kind, typos: how.typos, order }
+    }
     for (const match of found) {
       const how = classify(word, match, { prefix: prefixLastWord && index === words.length - 1, synonyms })
-      if (how === undefined) continue
-      const order = (MATCH_EXACTNESS[how.kind] + how.typos) * 10 + SEARCH_ATTRIBUTES.indexOf(match.attribute)
-      if (best === undefined || order < best.order) best = { word: word.text, term: match.text, attribute: match.attribute, kind: how.kind, typos: how.typos, order }
+      if (how !== undefined) consider(match.text, match.attribute, how)
+    }
+    // Meilisearch matches a synonym of several words word by word: the phrase is claimed when
+    // all its words matched in one attribute, never one of them alone.
+    for (const phrase of phrasesOf(word, synonyms)) {
+      const parts = phrase.split(' ')
+      for (const attribute of SEARCH_ATTRIBUTES) {
+        if (parts.every((part) => found.some((match) => match.attribute === attribute && match.text === part))) consider(phrase, attribute, { kind: 'synonym', typos: 0 })
+      }
     }
     if (best !== undefined) {
       const { order: _order, ...token } = best

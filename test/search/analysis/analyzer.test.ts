@@ -7,7 +7,7 @@ import { test } from 'tap'
 import { analyzeField, analyzeIntent, characterBigrams, splitQueryWords } from '../../../src/search/analysis/analyzer.js'
 import { hiraganaToKatakana, isJapanese, katakanaSpelling, normalizeText, splitWords } from '../../../src/search/analysis/normalize.js'
 import { buildTokenizer, compactFeatures, inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
-import { loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
+import { LEXICON_PHRASES, loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
 
 // One dictionary load for the whole file.
 const tokenizer = await loadTokenizer()
@@ -215,7 +215,8 @@ test('words in other scripts inside Japanese text stay whole and lowercased', as
 test('indexed terms are space- and punctuation-free and unique per position', async (t) => {
   const indexed = analyzeField('「東京」の天気・予報 (ﾘｱﾙﾀｲﾑ) を e-mail & SMS で！ 東京 東京', tokenizer)
   t.ok(indexed.length > 0)
-  for (const { term } of indexed) t.match(term, TERM_SAFE, term)
+  // A lexicon phrase is one term with spaces (e-mail → "e mail"); nothing else has any.
+  for (const { term } of indexed) t.ok(TERM_SAFE.test(term) || LEXICON_PHRASES.has(term), term)
   const keys = indexed.map((i) => `${i.position}:${i.term}`)
   t.equal(new Set(keys).size, keys.length)
   // Positions follow sentence punctuation correctly.
@@ -226,8 +227,8 @@ test('indexed terms are space- and punctuation-free and unique per position', as
 test('splitQueryWords does no morphology', async (t) => {
   t.same(splitQueryWords('天気予報 api'), [
     { text: '天気予報', forms: ['天気予報'] },
-    { text: 'api', forms: ['api'] },
-  ])
+  ], 'what every listing is (api) is left out next to other words')
+  t.same(splitQueryWords('api'), [{ text: 'api', forms: ['api'] }], 'and kept alone')
   t.same(
     splitQueryWords('ＷＥＡＴＨＥＲ, gpt-4o/てんき てんき').map((w) => w.text),
     ['weather', 'gpt', '4o', 'てんき']
@@ -283,21 +284,34 @@ test('synonyms are normalized, symmetric and exported for Meilisearch', async (t
   // Readings join their concept: a hiragana (or romaji) query finds the English word.
   t.ok(synonyms.get('てんき')?.includes('weather'))
   const asymmetric: string[] = []
-  // Symmetric between whole entries; the words of a multi-word entry are one-way expansions.
+  // Symmetric between single-word entries; a phrase is only ever a synonym (a query word is one word).
   const together = (a: string, b: string): boolean => SYNONYM_GROUPS.some((group) => group.includes(a) && group.includes(b))
   for (const [term, others] of synonyms) {
     if (others.includes(term)) asymmetric.push(`${term} → itself`)
-    for (const other of others) if (together(term, other) && !synonyms.get(other)?.includes(term)) asymmetric.push(`${other} → ${term} missing`)
+    for (const other of others) if (together(term, other) && !other.includes(' ') && !synonyms.get(other)?.includes(term)) asymmetric.push(`${other} → ${term} missing`)
   }
   t.same(asymmetric, [])
-  // Multi-word entries are expanded into their words; whole, they only go to Meilisearch.
+  // Multi-word entries are whole phrase terms (the analyzer indexes them so), never their words alone.
   t.notOk(synonyms.has('exchange rate'))
-  t.ok(synonyms.get('背景除去')?.includes('removal'), 'into their words')
-  t.notOk(synonyms.get('音声合成')?.includes('to'), 'without function words (text-to-speech)')
-  t.notOk([...synonyms.values()].some((others) => others.includes('exchange rate')))
+  t.ok(synonyms.get('為替')?.includes('exchange rate'), 'whole')
+  t.notOk(synonyms.get('為替')?.includes('rate'), 'never a word of it alone')
+  t.notOk(synonyms.get('stock')?.includes('price'), 'stock price does not make price a stock')
+  t.ok(synonyms.get('背景除去')?.includes('background removal'))
+  t.ok(synonyms.get('音声合成')?.includes('text to speech'), 'a hyphenated entry as its words (text-to-speech)')
 
   const meili = toMeilisearchSynonyms()
   t.ok(meili['exchange rate']?.includes('為替'))
   t.ok(meili['為替']?.includes('exchange rate'))
   t.notOk(meili['weather']?.includes('weather'))
+})
+
+test('the lexicon\'s entries of several words are indexed whole where a text has their words in a row', async (t) => {
+  const english = analyzeField('Identity verification and postal codes, not a rate or a stock.', tokenizer)
+  t.ok(english.some((term) => term.term === 'identity verification' && term.position === 0), 'at its first word')
+  t.ok(english.some((term) => term.term === 'postal code'), 'a plural last word too')
+  t.notOk(english.some((term) => term.term === 'exchange rate'), 'not from words apart')
+  const japanese = termsOf('OCRで文字認識、Speech to Text APIで音声認識')
+  t.ok(japanese.includes('文字認識'), 'a Japanese entry kuromoji split')
+  t.ok(japanese.includes('speech to text'), 'an English phrase inside Japanese text')
+  t.notOk(termsOf('インボイスを発行').includes('ボイス'), 'never a piece of one word')
 })

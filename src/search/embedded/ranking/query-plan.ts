@@ -224,14 +224,9 @@ function candidatesOf (
   // only find homophones (撮る → トリ → 取り).
   const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
   forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'alternative') })
-  const addSynonym = (synonym: string): void => {
-    add(synonym, 'synonym')
-    // kuromoji splits some compounds (スクリーン + ショット, 航空 + 券): a Japanese synonym
-    // the index does not hold whole matches through the index words covering it entirely.
-    if (!isJapanese(synonym) || inIndex(synonym, vocabulary)) return
-    const parts = segment(synonym, vocabulary)
-    if (parts.length > 1 && parts.join('') === synonym) for (const part of parts) add(part, 'synonym')
-  }
+  // Whole: the index holds a lexicon entry kuromoji splits (スクリーン + ショット) whole where a
+  // text has it, and a piece of one (認識 of 文字認識) is not the word (analyzeField).
+  const addSynonym = (synonym: string): void => { add(synonym, 'synonym') }
   for (const form of forms) {
     for (const synonym of synonyms.get(form) ?? []) addSynonym(synonym)
   }
