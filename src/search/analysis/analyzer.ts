@@ -200,7 +200,7 @@ function analyzeJapaneseField (normalized: string, tokenizer: JapaneseTokenizer)
     let end = unit.start + unit.surface.length
     for (let next = position + 1; next < units.length && next - position < MAX_JOINED_UNITS; next++) {
       const following = units[next] as TextUnit
-      if (following.start !== end) break
+      if (following.start !== end || !JAPANESE_ENTRY_STARTS.has(joined)) break
       joined += following.surface
       end += following.surface.length
       if (LEXICON_JAPANESE.has(joined)) add(joined, position)
@@ -226,6 +226,8 @@ function analyzeJapaneseField (normalized: string, tokenizer: JapaneseTokenizer)
 
 /** Words a Japanese lexicon entry is split into at most (非代替性トークン: 非 + 代替 + 性 + トークン). */
 const MAX_JOINED_UNITS = 5
+/** Every beginning of a Japanese lexicon entry: most words begin none, and are not joined to the next. */
+const JAPANESE_ENTRY_STARTS = new Set([...LEXICON_JAPANESE].flatMap((entry) => [...entry].map((_, i) => entry.slice(0, i + 1))))
 const LATIN_WORD = /^[\p{Script=Latin}\p{N}]+$/u
 const PHRASE_FIRST_WORDS = new Set([...LEXICON_PHRASES].map((phrase) => phrase.slice(0, phrase.indexOf(' '))))
 
