@@ -55,17 +55,16 @@ export const LEXICON_JAPANESE: ReadonlySet<string> = new Set(LEXICON.flatMap((co
 export const LONGEST_PHRASE = Math.max(0, ...[...LEXICON_PHRASES].map((phrase) => phrase.split(' ').length))
 
 /**
- * Each single-word term → the other terms of every group it is in: single words, and English
- * entries of several words as phrase terms (LEXICON_PHRASES). Catalog queries are split into
- * words before synonyms are looked up, so only single-word entries are keys. Meilisearch,
- * which handles multi-word synonyms itself, gets every entry whole.
+ * Each term → the other terms of every group it is in: single words, and English entries of
+ * several words as phrase terms (LEXICON_PHRASES), which a query's words in a row form (text
+ * to speech → 音声合成). Entries mixing scripts are left out. Meilisearch, which handles
+ * multi-word synonyms itself, gets every entry whole.
  */
 export function loadSynonyms (): Map<string, string[]> {
   const synonyms = new Map<string, Set<string>>()
   for (const group of SYNONYM_GROUPS) {
-    const keys = group.filter(isSingleWord)
-    const terms = [...new Set([...keys, ...group.filter(isEnglishPhrase).map(phraseTerm)])]
-    for (const key of keys) {
+    const terms = [...new Set([...group.filter(isSingleWord), ...group.filter(isEnglishPhrase).map(phraseTerm)])]
+    for (const key of terms) {
       const others = synonyms.get(key) ?? new Set<string>()
       for (const term of terms) if (term !== key) others.add(term)
       synonyms.set(key, others)

@@ -4,7 +4,7 @@
  * attribute, and it is a form of the word by the rule its kind names, checked here apart from
  * the engine: the word itself or its kana spelling, a prefix, a typo within the budget, a
  * piece of the word, a reading, or a translation: one lexicon entry (or a phrase of one) of a
- * concept the word, its reading, or a query word holding it belongs to. Then the issue's three
+ * concept the word, its reading, or query words in a row holding it (text to speech) belong to. Then the issue's three
  * cases rank as a reader expects. Run on the embedded engine, and on Meilisearch when MEILI_URL
  * is set.
  */
@@ -61,7 +61,9 @@ function unbacked (match: Match, query: string): string | undefined {
   }
   if (match.kind === 'synonym' || match.kind === 'romaji') {
     // The word, its reading, or a word of the query holding it (画像 of 画像生成) in one concept with the term.
-    const holders = new Set([word, reading, ...normalizeText(query).split(/\s+/).map(kana).filter((w) => w.includes(word))])
+    const words = normalizeText(query).split(/\s+/).map(kana)
+    const runs = words.flatMap((_, i) => words.slice(i).map((__, j) => words.slice(i, i + j + 1).join(' ')))
+    const holders = new Set([word, reading, ...runs.filter((run) => run.includes(word)), ...runs.map((run) => run.replace(/s$/, '')).filter((run) => run.includes(word))])
     if (CONCEPTS.some((concept) => concept.has(term) && [...holders].some((h) => concept.has(h)))) return undefined
   }
   return `"${match.word}" → "${match.term}" (${match.kind}) is no such form of the word`

@@ -198,12 +198,31 @@ export function planQuery (
     for (const part of parts) expanded.push({ ...wordFor(part), wholeSynonyms })
   }
 
+  withPhraseSynonyms(expanded, synonyms)
   return mapPacked(expanded, (word, index) => {
     // One kana or letter prefixes too much to mean anything; one kanji (株) does not.
     const prefix = options.prefixLastWord && index === expanded.length - 1 && ([...word.text].length > 1 || HAN.test(word.text))
     const compute = (): TermCandidate[] => candidatesOf(word, prefix, vocabulary, synonyms)
     return { text: word.text, candidates: cache === undefined ? compute() : cache.candidates(vocabulary, word, prefix, compute) }
   })
+}
+
+/**
+ * Words in a row that form a lexicon phrase (text to speech, exchange rate) each also accept
+ * the phrase's synonyms, as the pieces of a Japanese compound accept the whole word's.
+ */
+function withPhraseSynonyms (words: Array<QueryWord & { wholeSynonyms?: readonly string[] }>, synonyms: ReadonlyMap<string, readonly string[]>): void {
+  for (let i = 0; i < words.length - 1; i++) {
+    for (let j = i + 2; j <= words.length; j++) {
+      const phrase = words.slice(i, j).map((word) => word.text).join(' ')
+      const found = synonyms.get(phrase) ?? (phrase.endsWith('s') ? synonyms.get(phrase.slice(0, -1)) : undefined)
+      if (found === undefined || !phrase.includes(' ') || isJapanese(phrase)) continue
+      for (let k = i; k < j; k++) {
+        const word = words[k] as QueryWord & { wholeSynonyms?: readonly string[] }
+        words[k] = { ...word, wholeSynonyms: [...new Set([...(word.wholeSynonyms ?? []), ...found])] }
+      }
+    }
+  }
 }
 
 /** The index terms that may match one word, and how each would. */
