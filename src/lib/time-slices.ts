@@ -37,6 +37,8 @@ const MAX_COUNTED_RUN_MS = 25
  */
 class BackgroundBudget {
   inFlight = 0
+  /** Time loops have waited for the budget, in ms. */
+  waitedMs = 0
   #credit = MAX_SLICE_MS
   #at = performance.now()
 
@@ -50,8 +52,11 @@ class BackgroundBudget {
     this.#refill(performance.now())
     this.#credit -= Math.min(ms, MAX_COUNTED_RUN_MS)
     while (this.#credit < 0 && this.inFlight > 0) {
+      const before = performance.now()
       await sleep(Math.max(1, Math.ceil(-this.#credit / BUSY_SHARE)))
-      this.#refill(performance.now())
+      const after = performance.now()
+      this.waitedMs += after - before
+      this.#refill(after)
     }
   }
 }
@@ -62,6 +67,9 @@ export const background = new BackgroundBudget()
 export class TimeSlices {
   #since = performance.now()
   #slice = MIN_SLICE_MS
+
+  /** How long this loop may hold the thread before its next turn, in ms. */
+  get sliceMs (): number { return this.#slice }
 
   /** Waits for the next turn of the event loop if this loop has held it for its slice (and, with requests in flight, for the shared budget). */
   async yieldIfDue (): Promise<void> {
