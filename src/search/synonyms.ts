@@ -51,6 +51,14 @@ export const LEXICON_PHRASES: ReadonlySet<string> = new Set(SYNONYM_GROUPS.flat(
  */
 export const LEXICON_JAPANESE: ReadonlySet<string> = new Set(LEXICON.flatMap((concept) => concept.ja))
 
+/**
+ * A phrase with its last word as a singular (postal codes → postal code): how a text's or a
+ * query's words in a row meet a lexicon phrase whose last word is plural there, alike on both sides.
+ */
+export function singularPhrase (phrase: string): string {
+  return /[a-z]{3}s$/.test(phrase) && !phrase.endsWith('ss') ? phrase.slice(0, -1) : phrase
+}
+
 /** Words in the longest of LEXICON_PHRASES. */
 export const LONGEST_PHRASE = Math.max(0, ...[...LEXICON_PHRASES].map((phrase) => phrase.split(' ').length))
 

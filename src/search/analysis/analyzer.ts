@@ -8,7 +8,7 @@ import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, spl
 import type { DocumentTerm, QueryWord } from '../search-engine.js'
 import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
 import { apostropheSpellings, withExpansions } from './expansion.js'
-import { LEXICON_JAPANESE, LEXICON_PHRASES, LONGEST_PHRASE } from '../synonyms.js'
+import { LEXICON_JAPANESE, LEXICON_PHRASES, LONGEST_PHRASE, singularPhrase } from '../synonyms.js'
 
 export type QueryLanguage = 'ja' | 'en'
 
@@ -231,11 +231,6 @@ const JAPANESE_ENTRY_STARTS = new Set([...LEXICON_JAPANESE].flatMap((entry) => [
 const LATIN_WORD = /^[\p{Script=Latin}\p{N}]+$/u
 const PHRASE_FIRST_WORDS = new Set([...LEXICON_PHRASES].map((phrase) => phrase.slice(0, phrase.indexOf(' '))))
 
-/** A phrase's last word as a singular (postal codes → postal code), as category inference meets plurals. */
-function singular (phrase: string): string {
-  return /[a-z]{3}s$/.test(phrase) && !phrase.endsWith('ss') ? phrase.slice(0, -1) : phrase
-}
-
 /**
  * The lexicon's English phrases (LEXICON_PHRASES) in `words` (words in a row, the first at
  * position `first`), as one term each at its first word's position: 本人確認 meets "identity
@@ -247,7 +242,7 @@ function phrasesIn (words: readonly string[], first: number): DocumentTerm[] {
     if (!PHRASE_FIRST_WORDS.has(words[i] as string)) continue
     for (let n = 2; n <= LONGEST_PHRASE && i + n <= words.length; n++) {
       const phrase = words.slice(i, i + n).join(' ')
-      const term = LEXICON_PHRASES.has(phrase) ? phrase : singular(phrase)
+      const term = LEXICON_PHRASES.has(phrase) ? phrase : singularPhrase(phrase)
       if (LEXICON_PHRASES.has(term)) found.push({ term, position: first + i })
     }
   }

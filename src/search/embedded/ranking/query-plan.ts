@@ -6,6 +6,7 @@
  */
 import { isJapanese, katakanaSpelling } from '../../analysis/normalize.js'
 import { MATCH_EXACTNESS } from '../../match-rules.js'
+import { LONGEST_PHRASE, singularPhrase } from '../../synonyms.js'
 import type { MatchKind, QueryExpansion, QueryWord } from '../../search-engine.js'
 import { LRUCache } from 'lru-cache'
 import type { Vocabulary } from '../index/vocabulary.js'
@@ -213,10 +214,11 @@ export function planQuery (
  */
 function withPhraseSynonyms (words: Array<QueryWord & { wholeSynonyms?: readonly string[] }>, synonyms: ReadonlyMap<string, readonly string[]>): void {
   for (let i = 0; i < words.length - 1; i++) {
-    for (let j = i + 2; j <= words.length; j++) {
+    for (let j = i + 2; j <= Math.min(words.length, i + LONGEST_PHRASE); j++) {
+      // Phrase keys are English and hold spaces: no single word or Japanese entry is one.
       const phrase = words.slice(i, j).map((word) => word.text).join(' ')
-      const found = synonyms.get(phrase) ?? (phrase.endsWith('s') ? synonyms.get(phrase.slice(0, -1)) : undefined)
-      if (found === undefined || !phrase.includes(' ') || isJapanese(phrase)) continue
+      const found = synonyms.get(phrase) ?? synonyms.get(singularPhrase(phrase))
+      if (found === undefined) continue
       for (let k = i; k < j; k++) {
         const word = words[k] as QueryWord & { wholeSynonyms?: readonly string[] }
         words[k] = { ...word, wholeSynonyms: [...new Set([...(word.wholeSynonyms ?? []), ...found])] }
