@@ -6,10 +6,10 @@
 import type { MatchKind } from './search-engine.js'
 
 /**
- * Exactness rank of a match: exact spellings first, then expansions (a romaji reading ranks
- * with synonyms, below the word as typed), then typos.
+ * Exactness rank of a match: exact spellings first, then expansions (another form of an
+ * English word and a romaji reading rank with synonyms, below the word as typed), then typos.
  */
-export const MATCH_EXACTNESS: Record<MatchKind, number> = { exact: 0, alternative: 0, romaji: 1, synonym: 1, fragment: 1, prefix: 1, typo: 2 }
+export const MATCH_EXACTNESS: Record<MatchKind, number> = { exact: 0, alternative: 0, wordForm: 1, romaji: 1, synonym: 1, fragment: 1, prefix: 1, typo: 2 }
 
 /**
  * Meilisearch's typo rules: no typo for words of 1–4 characters, one for 5–8, two for

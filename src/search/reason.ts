@@ -9,6 +9,7 @@ function japanese (m: MatchedToken): string {
   switch (m.kind) {
     case 'exact': return `「${m.word}」が${where}に一致`
     case 'alternative': return `「${m.word}」が${where}の「${m.term}」（読み）に一致`
+    case 'wordForm': return `「${m.word}」が${where}の「${m.term}」（語形変化）に一致`
     case 'romaji': return `「${m.word}」（ローマ字）が${where}の「${m.term}」に一致`
     case 'synonym': return `「${m.word}」の同義語「${m.term}」が${where}に一致`
     case 'prefix': return `「${m.word}」が${where}の「${m.term}」に前方一致`
@@ -22,6 +23,7 @@ function english (m: MatchedToken): string {
   switch (m.kind) {
     case 'exact': return `"${m.word}" is in ${where}`
     case 'alternative': return `"${m.word}" matches the reading "${m.term}" in ${where}`
+    case 'wordForm': return `"${m.word}" matches "${m.term}", another form of the word, in ${where}`
     case 'romaji': return `"${m.word}" read as Japanese matches "${m.term}" in ${where}`
     case 'synonym': return `"${m.term}", a synonym of "${m.word}", is in ${where}`
     case 'prefix': return `"${m.word}" starts "${m.term}" in ${where}`

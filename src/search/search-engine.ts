@@ -121,13 +121,13 @@ export interface SearchQuery {
 
 /**
  * How a query word met the document: 'exact' (the word itself), 'alternative' (one of its
- * other QueryWord.forms), 'romaji' (a romaji reading from QueryWord.expansions), 'synonym' (a synonym of it), 'prefix' (the last word began a
+ * other QueryWord.forms), 'wordForm' (another form of an English word: analysis → analyze), 'romaji' (a romaji reading from QueryWord.expansions), 'synonym' (a synonym of it), 'prefix' (the last word began a
  * longer term), 'typo' (within the typo budget, see match-rules.ts), 'fragment' (part of a
  * word met part of the other, e.g. a DocumentTerm fragment). MATCH_EXACTNESS orders them.
  * An engine that cannot tell how a match was made (only where) reports the kind it can
  * infer from the matched text; see MatchedToken.
  */
-export type MatchKind = 'exact' | 'alternative' | 'romaji' | 'synonym' | 'prefix' | 'typo' | 'fragment'
+export type MatchKind = 'exact' | 'alternative' | 'wordForm' | 'romaji' | 'synonym' | 'prefix' | 'typo' | 'fragment'
 
 /**
  * Why a hit matched, per query word: the API builds `matchedTokens` and the `reason` line

@@ -63,16 +63,17 @@ export const FacetDistributionSchema = Type.Object({
 
 /**
  * The API's names for the port's match kinds, kept from before the port was neutral:
- * an alternative form of a Japanese word is its reading, a word fragment a bigram.
+ * an alternative form of a Japanese word is its reading, a word fragment a bigram; another
+ * form of an English word is the API's 'alternative'.
  */
-const API_MATCH_KINDS = { exact: 'exact', alternative: 'reading', romaji: 'romaji', synonym: 'synonym', prefix: 'prefix', typo: 'typo', fragment: 'bigram' } as const satisfies Record<MatchKind, string>
+const API_MATCH_KINDS = { exact: 'exact', alternative: 'reading', wordForm: 'alternative', romaji: 'romaji', synonym: 'synonym', prefix: 'prefix', typo: 'typo', fragment: 'bigram' } as const satisfies Record<MatchKind, string>
 type ApiMatchKind = typeof API_MATCH_KINDS[MatchKind]
 
 export const MatchSchema = Type.Object({
   word: Type.String({ description: 'Query word' }),
   term: Type.String({ description: 'Indexed term it matched' }),
   attribute: StringEnum(SEARCH_ATTRIBUTES),
-  kind: StringEnum(Object.values(API_MATCH_KINDS) as ApiMatchKind[], { description: 'exact; reading (another form of the word: kana reading, dictionary form); romaji (a Latin word read as Japanese kana); synonym; prefix; typo; bigram (part of a longer word)' }),
+  kind: StringEnum(Object.values(API_MATCH_KINDS) as ApiMatchKind[], { description: 'exact; reading (another spelling of the word: kana reading, dictionary form); alternative (another form of an English word: analysis → analyze, generator → generate); romaji (a Latin word read as Japanese kana); synonym; prefix; typo; bigram (part of a longer word)' }),
   typos: Type.Integer({ minimum: 0 })
 })
 

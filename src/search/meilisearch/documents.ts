@@ -6,20 +6,22 @@
  * prefixes), `<attribute>_ja` with the kuromoji output already in the SearchDocument
  * (surfaces, base forms, bigrams of long kanji/katakana runs, space-separated) and
  * `<attribute>_kana` with every reading in hiragana, so a query typed in kana (てんき)
- * meets the kanji word (天気). Queries are analysed by the same analyzer (QueryWord) and
- * kana words are sent in hiragana, the form the readings are stored in.
+ * meets the kanji word (天気), and `<attribute>_stem` with the stems of its English words
+ * (stemOf), so analysis meets analyze. Queries are analysed by the same analyzer (QueryWord)
+ * and kana words are sent in hiragana, the form the readings are stored in.
  */
 import { isJapanese } from '../analysis/normalize.js'
+import { stemOf } from '../analysis/word-forms.js'
 import { SEARCH_ATTRIBUTES, type QueryWord, type SearchAttribute, type SearchDocument } from '../search-engine.js'
 import { isTestListing } from '../../domain/networks.js'
 import type { ServiceStatus } from '../../domain/trust.js'
 
-/** The three indexed forms of each searchable attribute. */
-export const TEXT_FIELDS: Record<SearchAttribute, { raw: string, ja: string, kana: string }> = {
-  name: { raw: 'name', ja: 'name_ja', kana: 'name_kana' },
+/** The four indexed forms of each searchable attribute. */
+export const TEXT_FIELDS: Record<SearchAttribute, { raw: string, ja: string, kana: string, stem: string }> = {
+  name: { raw: 'name', ja: 'name_ja', kana: 'name_kana', stem: 'name_stem' },
   // `category` itself is the category id (a filter); its names are searched as categoryText.
-  category: { raw: 'categoryText', ja: 'category_ja', kana: 'category_kana' },
-  description: { raw: 'description', ja: 'description_ja', kana: 'description_kana' }
+  category: { raw: 'categoryText', ja: 'category_ja', kana: 'category_kana', stem: 'category_stem' },
+  description: { raw: 'description', ja: 'description_ja', kana: 'description_kana', stem: 'description_stem' }
 }
 
 /** Id of the one document holding the index's checkpoint; it has no searchable text, so no query finds it. */
@@ -50,6 +52,10 @@ export interface MeiliServiceDocument {
   category_kana: string
   description_ja: string
   description_kana: string
+  /** Stems of the English words (absent in documents indexed before them: those match by their words only). */
+  name_stem: string
+  category_stem: string
+  description_stem: string
 }
 
 /**
@@ -86,6 +92,7 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     const names = TEXT_FIELDS[attribute]
     fields[names.ja] = unique(terms.filter((t) => isJapanese(t.term)).map((t) => t.term))
     fields[names.kana] = unique(terms.filter((t) => t.fragment !== true && isKanaOnly(t.term)).map((t) => katakanaToHiragana(t.term)))
+    fields[names.stem] = unique(terms.flatMap((t) => t.fragment === true ? [] : [stemOf(t.term) ?? []].flat()))
   }
   return {
     id: doc.id,
@@ -108,7 +115,10 @@ export function toMeiliDocument (doc: SearchDocument): MeiliServiceDocument {
     category_ja: fields.category_ja ?? '',
     category_kana: fields.category_kana ?? '',
     description_ja: fields.description_ja ?? '',
-    description_kana: fields.description_kana ?? ''
+    description_kana: fields.description_kana ?? '',
+    name_stem: fields.name_stem ?? '',
+    category_stem: fields.category_stem ?? '',
+    description_stem: fields.description_stem ?? ''
   }
 }
 
@@ -132,19 +142,33 @@ export function hasJapanese (words: readonly QueryWord[]): boolean {
 
 /** At most this many queries per search: the words as analysed plus expansion variants. */
 export const MAX_QUERY_VARIANTS = 4
-/** Federation weights: a romaji reading ranks below the words typed, a slip below that. */
+/**
+ * Federation weights: another form of an English word (its stem met in `<attribute>_stem`)
+ * and a romaji reading rank below the words typed, a slip below those.
+ */
+export const FORM_WEIGHT = 0.9
 export const READING_WEIGHT = 0.9
 export const SLIP_WEIGHT = 0.8
 
 /**
- * The query's words as sent, then its expansions (QueryWord.expansions: romaji readings,
- * kana slips) as variants Meilisearch searches alongside in one federated search, at
- * lower weight: variant i replaces every word that has an i-th expansion by its hiragana
- * form. Meilisearch cannot read romaji nor count a slip as one typo itself; a variant is
- * the nearest it offers. Only the first MAX_QUERY_VARIANTS - 1 expansions are sent.
+ * The query's words as sent, then its English words' stems, then its expansions
+ * (QueryWord.expansions: romaji readings, kana slips) as variants Meilisearch searches
+ * alongside in one federated search, at lower weight. The stem variant replaces every word
+ * whose stem differs from it (a stem equal to the word is met by the words as sent, in
+ * `<attribute>_stem`); variant i replaces every word that has an i-th expansion by its
+ * hiragana form. Meilisearch cannot stem, read romaji nor count a slip as one typo itself;
+ * a variant is the nearest it offers. Only the first MAX_QUERY_VARIANTS variants are sent.
  */
 export function queryVariants (words: readonly QueryWord[]): Array<{ words: QueryWord[], weight: number }> {
   const variants: Array<{ words: QueryWord[], weight: number }> = [{ words: [...words], weight: 1 }]
+  let stemmed = false
+  const stems = words.map((word) => {
+    const stem = stemOf(word.text)
+    if (stem === undefined || stem === word.text) return word
+    stemmed = true
+    return { text: stem, forms: [stem] }
+  })
+  if (stemmed) variants.push({ words: stems, weight: FORM_WEIGHT })
   for (let i = 0; variants.length < MAX_QUERY_VARIANTS; i++) {
     let typos = 0
     let used = false

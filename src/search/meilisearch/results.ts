@@ -3,9 +3,11 @@
  * per-word matches are rebuilt from `_matchesPosition` (which says where, not how), by
  * comparing each matched text with the query word's forms, synonyms, prefix and typo
  * budget. That is coarser than the embedded engine, which knows how each term was planned.
+ * A stem matched in `<attribute>_stem` is claimed as the attribute's own words of that stem.
  */
 import { isJapanese, normalizeText } from '../analysis/normalize.js'
 import { MATCH_EXACTNESS, typosBetween } from '../match-rules.js'
+import { stemOf } from '../analysis/word-forms.js'
 import { SEARCH_ATTRIBUTES, type MatchKind, type MatchedToken, type QueryWord, type SearchAttribute, type SearchHit, type SearchQuery, type SearchResult } from '../search-engine.js'
 import { katakanaToHiragana, queryForm, TEXT_FIELDS } from './documents.js'
 import { toFacetDistribution } from './facets.js'
@@ -29,9 +31,11 @@ export interface MeiliHit {
   [field: string]: unknown
 }
 
-const FIELD_ATTRIBUTE = new Map<string, { attribute: SearchAttribute, form: 'raw' | 'ja' | 'kana' }>(
-  SEARCH_ATTRIBUTES.flatMap((attribute) => (['raw', 'ja', 'kana'] as const).map((form) => [TEXT_FIELDS[attribute][form], { attribute, form }] as const))
+const FIELD_ATTRIBUTE = new Map<string, { attribute: SearchAttribute, form: 'raw' | 'ja' | 'kana' | 'stem' }>(
+  SEARCH_ATTRIBUTES.flatMap((attribute) => (['raw', 'ja', 'kana', 'stem'] as const).map((form) => [TEXT_FIELDS[attribute][form], { attribute, form }] as const))
 )
+
+const LATIN_WORDS = /[a-z]+/gu
 
 const WORD_AT_START = /^[\p{L}\p{N}\p{M}]+/u
 
@@ -64,7 +68,13 @@ export function matchesOf (hit: MeiliHit): Found[] {
     if (where === undefined || typeof value !== 'string' || positions === undefined) continue
     for (const position of positions) {
       const text = normalizeText(matchedText(value, position))
-      if (text !== '') found.push({ ...where, text })
+      if (text === '') continue
+      if (where.form !== 'stem') { found.push({ ...where, form: where.form, text }); continue }
+      // The stem stands for the words of the text that have it: those are what matched.
+      const stem = normalizeText(matchedText(value, { start: position.start, length: Number.MAX_SAFE_INTEGER }))
+      const raw = hit[TEXT_FIELDS[where.attribute].raw]
+      const words = typeof raw === 'string' ? new Set(normalizeText(raw).match(LATIN_WORDS) ?? []) : new Set<string>()
+      for (const word of words) if (stemOf(word) === stem) found.push({ attribute: where.attribute, form: 'raw', text: word })
     }
   }
   return found
@@ -84,6 +94,8 @@ export function classify (word: QueryWord, found: Found, options: { prefix: bool
   for (const form of forms) {
     if ((options.synonyms.get(form) ?? []).includes(text)) return { kind: 'synonym', typos: 0 }
   }
+  const stem = stemOf(text)
+  if (stem !== undefined && [...forms].some((form) => stemOf(form) === stem)) return { kind: 'wordForm', typos: 0 }
   if (options.prefix) {
     for (const form of forms) if (text.startsWith(form)) return { kind: 'prefix', typos: 0 }
   }

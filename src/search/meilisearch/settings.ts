@@ -8,7 +8,7 @@ import { SORT_ATTRIBUTES } from './filter.js'
 
 /**
  * Searchable fields in ranking order: name, description, then category, each raw, kuromoji
- * terms, readings. The category's names come last (after the description, unlike the
+ * terms, readings, English stems. The category's names come last (after the description, unlike the
  * embedded engine's attribute rule) because Meilisearch cannot rank a category-only match
  * below every text match as the embedded engine's leading tier does (docs/search.md): its
  * `words`, `typo` and `proximity` rules come before `attribute`, so this only orders
@@ -17,7 +17,7 @@ import { SORT_ATTRIBUTES } from './filter.js'
 const MEILI_ATTRIBUTE_ORDER: readonly SearchAttribute[] = ['name', 'description', 'category']
 export const SEARCHABLE_ATTRIBUTES: string[] = MEILI_ATTRIBUTE_ORDER.flatMap((attribute) => {
   const fields = TEXT_FIELDS[attribute]
-  return [fields.raw, fields.ja, fields.kana]
+  return [fields.raw, fields.ja, fields.kana, fields.stem]
 })
 
 /** Upper bound on what a search can page through (Meilisearch's default is 1000). */

@@ -9,7 +9,7 @@ import { prng } from '../../../bench/generate.js'
 import { PlanCache, planQuery, segment } from '../../../src/search/embedded/ranking/query-plan.js'
 import { explainMatch } from '../../../src/search/reason.js'
 import type { MatchedToken } from '../../../src/search/search-engine.js'
-import { boundedDistance, typoBudget, typosBetween } from '../../../src/search/match-rules.js'
+import { boundedDistance, MATCH_EXACTNESS, typoBudget, typosBetween } from '../../../src/search/match-rules.js'
 import { sameStartTypos } from '../../../src/search/embedded/index/typo.js'
 import { Vocabulary } from '../../../src/search/embedded/index/vocabulary.js'
 
@@ -37,6 +37,24 @@ test('vocabulary: prefixes by frequency, typo candidates within budget', async (
   t.same(vocabulary.prefixed('screen'), ['screenshot'], 'the word itself is not its own prefix match')
   t.same(vocabulary.withTypos('wether').map((c) => c.term), ['weather', 'whether'], 'same first letter only, for a one-typo word')
   t.same(vocabulary.withTypos('wthr'), [], 'short words get no typo candidates')
+})
+
+test('vocabulary: the other forms of an English word are the index words of its stem, most frequent first', async (t) => {
+  const vocabulary = new Vocabulary(['analyze', 'analysis', 'analytics', 'analyst', 'generator', 'generated', 'general', 'news', 'new', 'validator', 'valid']
+    .map((term, i) => ({ term, documents: 20 - i })))
+  t.same(vocabulary.otherForms('analysis'), ['analyze', 'analytics'], 'the -ysis, -yze and -ytic family is one word; analyst is not')
+  t.same(vocabulary.otherForms('analyzing'), ['analyze', 'analysis', 'analytics'], 'a form the index does not hold finds those it does')
+  t.same(vocabulary.otherForms('generation'), ['generator', 'generated'], 'general is another word (Porter2)')
+  t.same(vocabulary.otherForms('newsletter'), [])
+  t.same(vocabulary.otherForms('news'), [], 'news is not a form of new')
+  t.same(vocabulary.otherForms('validation'), ['validator', 'valid'])
+  t.same(vocabulary.otherForms('天気'), [], 'Japanese words have no stem')
+  vocabulary.add('analyzer')
+  t.same(vocabulary.otherForms('analysis').at(-1), 'analyzer', 'a word added later joins its stem')
+  const synonyms = new Map([['generation', ['生成']], ['generator', ['生成']]])
+  const plan = planQuery([{ text: 'generation', forms: ['generation'] }], vocabulary, synonyms, { prefixLastWord: false })
+  t.match(plan[0]?.candidates, [{ term: 'generation', kind: 'exact' }, { term: 'generator', kind: 'wordForm' }, { term: 'generated', kind: 'wordForm' }, { term: '生成', kind: 'synonym' }], 'forms rank as wordForm, before translations')
+  t.ok(MATCH_EXACTNESS.wordForm > MATCH_EXACTNESS.exact, 'below the word itself')
 })
 
 test('query planning: compounds, readings, synonyms and the prefix switch', async (t) => {
@@ -85,8 +103,8 @@ test('the plan cache: a cached plan equals a fresh one, follows every change of 
   t.ok(largest > 8 * 1024 && largest <= 16 * 1024, `within its bytes (at most ${largest})`)
   // A new term within one typo of a cached word is a candidate at once.
   planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)
-  vocabulary.add('staire', 1)
-  t.ok(planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)[0]?.candidates.some((c) => c.term === 'staire' && c.kind === 'typo'))
+  vocabulary.add('stairx', 1)
+  t.ok(planQuery([{ text: 'stairs', forms: ['stairs'] }], vocabulary, synonyms, { prefixLastWord: false }, cache)[0]?.candidates.some((c) => c.term === 'stairx' && c.kind === 'typo'))
   // Another copy of the index, its vocabulary at the same version: planned from it, not from the cache.
   const other = new Vocabulary([{ term: 'stairz', documents: 1 }])
   for (let i = other.version; i < vocabulary.version; i++) other.add('stairz', 0)
@@ -133,6 +151,7 @@ test('reasons name the word, the attribute and how it matched, in the query lang
   const cases: Array<[MatchedToken['kind'], number, RegExp, RegExp]> = [
     ['exact', 0, /^「wether」が説明に一致。$/, /^"wether" is in the description\.$/],
     ['alternative', 0, /読み/, /reading "weather"/],
+    ['wordForm', 0, /語形変化/, /"weather", another form of the word/],
     ['synonym', 0, /同義語「weather」/, /"weather", a synonym of "wether"/],
     ['prefix', 0, /前方一致/, /starts "weather"/],
     ['fragment', 0, /部分一致/, /part of "weather"/],

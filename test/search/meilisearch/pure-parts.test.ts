@@ -13,7 +13,7 @@ import { analyzeIntent, splitQueryWords } from '../../../src/search/analysis/ana
 import { loadTokenizer } from '../../../src/search/analysis/tokenizer.js'
 import { SEARCH_ATTRIBUTES } from '../../../src/search/search-engine.js'
 import { loadSynonyms, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
-import { META_ID, katakanaToHiragana, queryText, queryVariants, READING_WEIGHT, SLIP_WEIGHT, toMeiliDocument, TEXT_FIELDS } from '../../../src/search/meilisearch/documents.js'
+import { FORM_WEIGHT, META_ID, katakanaToHiragana, queryText, queryVariants, READING_WEIGHT, SLIP_WEIGHT, toMeiliDocument, TEXT_FIELDS } from '../../../src/search/meilisearch/documents.js'
 import { toFacetDistribution } from '../../../src/search/meilisearch/facets.js'
 import { buildFilter, buildSort, idsFilter, quoteFilterValue } from '../../../src/search/meilisearch/filter.js'
 import { assertSucceeded, describeMeiliError } from '../../../src/search/meilisearch/meili-engine.js'
@@ -98,7 +98,7 @@ test('sorts: the field, then the id in the same direction', async (t) => {
 
 test('index settings', async (t) => {
   const settings = indexSettings()
-  t.same(settings.searchableAttributes, ['name', 'name_ja', 'name_kana', 'description', 'description_ja', 'description_kana', 'categoryText', 'category_ja', 'category_kana'], 'name, description, then category (category-only matches last among ties): each raw, kuromoji terms, readings')
+  t.same(settings.searchableAttributes, ['name', 'name_ja', 'name_kana', 'name_stem', 'description', 'description_ja', 'description_kana', 'description_stem', 'categoryText', 'category_ja', 'category_kana', 'category_stem'], 'name, description, then category (category-only matches last among ties): each raw, kuromoji terms, readings, English stems')
   for (const attribute of ['category', 'status', 'networks', 'priceAtomic', 'payTo', 'extensions', 'testnet']) t.ok(settings.filterableAttributes?.includes(attribute), `${attribute} is filterable`)
   for (const attribute of ['priceAtomic', 'trustScore', 'nameSort', 'createdAt', 'id']) t.ok(settings.sortableAttributes?.includes(attribute), `${attribute} is sortable`)
   t.same(settings.rankingRules, ['sort', 'words', 'typo', 'proximity', 'attribute', 'exactness', 'trustScore:desc'])
@@ -138,6 +138,9 @@ test('documents carry kuromoji terms and hiragana readings; queries are sent the
   t.equal(plain.name_ja, '', 'no Japanese terms for English text')
   t.equal(plain.name_kana, '')
   for (const attribute of SEARCH_ATTRIBUTES) t.ok(TEXT_FIELDS[attribute].raw in plain, `${attribute} raw text`)
+  const analyzing = toMeiliDocument(toSearchDocument({ ...english, name: 'Sentiment Analyzer', description: 'Analyzes the sentiment of reviews. Analysis in 天気 style.' }, 2, tokenizer))
+  t.same(analyzing.name_stem.split(' ').sort(), ['analyz', 'sentiment'], 'the stems of the English words: analyzer → analyz')
+  t.same(analyzing.description_stem.split(' ').sort(), ['analyz', 'review', 'sentiment', 'style'], 'each once; short and Japanese words have none')
 
   t.equal(katakanaToHiragana('テンキ・コーヒー'), 'てんき・こーひー')
   t.equal(queryText(splitQueryWords('テンキ'), true), 'てんき', 'kana queries in hiragana, as readings are stored')
@@ -181,6 +184,16 @@ test('matched tokens: how each query word met the hit', async (t) => {
   const prefix = matchedTokens(hit, splitQueryWords('fore'), true, synonyms)
   t.same(prefix.map((m) => [m.kind, m.term]), [['prefix', 'forecast']], 'the last word as a prefix')
   t.same(matchedTokens(hit, splitQueryWords('fore'), false, synonyms), [], 'no prefix match for whole sentences')
+  const stemHit: MeiliHit = {
+    id: 'svc_z',
+    description: 'Analyzes the Sentiment of reviews',
+    description_stem: 'analyz sentiment review',
+    _matchesPosition: { description_stem: [{ start: 0, length: 6 }], description: [{ start: 13, length: 9 }] }
+  }
+  t.same(matchedTokens(stemHit, splitQueryWords('analysis sentiment'), false, synonyms).map((m) => [m.word, m.term, m.attribute, m.kind]), [
+    ['analysis', 'analyzes', 'description', 'wordForm'],
+    ['sentiment', 'sentiment', 'description', 'exact']
+  ], 'a stem matched in description_stem is claimed as the description\'s own word of that stem')
   const synonym = matchedTokens(hit, splitQueryWords('天気'), false, synonyms)
   t.same(synonym.map((m) => [m.kind, m.term, m.attribute]), [['synonym', 'weather', 'name']], '天気 met its synonym weather in the name')
   t.same(matchedTokens(hit, splitQueryWords('stocks'), false, synonyms), [], 'a word with no match has no token')
@@ -194,7 +207,9 @@ test('romaji readings and kana slips become federated query variants at lower we
   t.same(slip[0]?.weight, 1)
   t.ok(slip.some((v) => queryText(v.words, true) === 'ほんやく' && v.weight === SLIP_WEIGHT), 'a slip at the slip weight')
   t.ok(slip.length <= 4, 'at most four queries')
-  t.same(queryVariants(splitQueryWords('weather data')).length, 1, 'no expansions: one plain search')
+  t.same(queryVariants(splitQueryWords('weather data')).length, 1, 'no expansions, stems equal to the words: one plain search')
+  const forms = queryVariants(splitQueryWords('sentiment analysis 天気'))
+  t.same(forms.map((v) => [queryText(v.words, false), v.weight]), [['sentiment analysis 天気 ', 1], ['sentiment analyz 天気 ', FORM_WEIGHT]], 'a word whose stem differs is replaced by its stem, below the words as typed')
 
   const synonyms = loadSynonyms()
   const hit: MeiliHit = {

@@ -6,6 +6,7 @@
 import { popcount } from './bits.js'
 import { typoBudget, typosBetween } from '../../match-rules.js'
 import { sameStartTypos } from './typo.js'
+import { stemOf } from '../../analysis/word-forms.js'
 
 export interface TypoCandidate {
   term: string
@@ -16,6 +17,8 @@ export interface TypoCandidate {
 export const MAX_PREFIX_TERMS = 50
 /** At most this many typo candidates per word, fewest typos then most frequent first. */
 export const MAX_TYPO_TERMS = 20
+/** At most this many other forms of an English word, most frequent first. */
+export const MAX_FORM_TERMS = 20
 
 /** Terms of one first character and length, with their letter sets. */
 interface Bucket {
@@ -43,6 +46,8 @@ export class Vocabulary {
   readonly #byFirstChar = new Map<string, Map<number, Bucket>>()
   /** Terms by everything after their first character, for first-character typos. */
   readonly #byTail = new Map<string, string[]>()
+  /** English terms by stem (stemOf); a stem most terms share with no other is held as the term itself. */
+  readonly #byStem = new Map<string, string | string[]>()
 
   constructor (entries: Iterable<{ term: string, documents: number }> = []) {
     this.#frequency = new Map()
@@ -60,6 +65,11 @@ export class Vocabulary {
     bucket.terms.push(term)
     bucket.letters.push(lettersOf(term))
     push(this.#byTail, term.slice(first.length), term)
+    const stem = stemOf(term)
+    if (stem !== undefined) {
+      const held = this.#byStem.get(stem)
+      this.#byStem.set(stem, held === undefined ? term : typeof held === 'string' ? [held, term] : (held.push(term), held))
+    }
   }
 
   /**
@@ -103,6 +113,15 @@ export class Vocabulary {
       if (term !== prefix) out.push(term)
     }
     return this.#mostFrequent(out, MAX_PREFIX_TERMS)
+  }
+
+  /** The index's other forms of an English word (analysis → analyze, analytics), most frequent first. */
+  otherForms (word: string): string[] {
+    const stem = stemOf(word)
+    const held = stem === undefined ? undefined : this.#byStem.get(stem)
+    if (held === undefined) return []
+    const terms = (typeof held === 'string' ? [held] : held).filter((term) => term !== word)
+    return terms.sort((a, b) => (this.#frequency.get(b) ?? 0) - (this.#frequency.get(a) ?? 0)).slice(0, MAX_FORM_TERMS)
   }
 
   /**

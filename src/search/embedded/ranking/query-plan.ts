@@ -245,6 +245,8 @@ function candidatesOf (
   // only find homophones (撮る → トリ → 取り).
   const forms = HAN.test(word.text) ? word.forms.filter((form) => HAN.test(form)) : word.forms
   forms.forEach((form, i) => { add(form, i === 0 ? 'exact' : 'alternative') })
+  // Before synonyms: generator is another form of generation before it is a translation.
+  for (const term of vocabulary.otherForms(word.text)) add(term, 'wordForm')
   // Whole: the index holds a lexicon entry kuromoji splits (スクリーン + ショット) whole where a
   // text has it, and a piece of one (認識 of 文字認識) is not the word (analyzeField).
   const addSynonym = (synonym: string): void => { add(synonym, 'synonym') }
