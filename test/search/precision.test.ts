@@ -5,8 +5,8 @@
  * the engine: the word itself or its kana spelling, a prefix, a typo within the budget, a
  * piece of the word, a reading, another form of an English word (one Porter2 stem), or a translation: one lexicon entry (or a phrase of one) of a
  * concept the word, its reading, or query words in a row holding it (text to speech) belong to. Then the issue's
- * cases rank as a reader expects: the three on the demo catalog, and "sentiment analysis" on two listings
- * shaped like real Bazaar items. Run on the embedded engine, and on Meilisearch when MEILI_URL
+ * cases rank as a reader expects: the three on the demo catalog, "sentiment analysis" on two listings
+ * shaped like real Bazaar items, and brands written in the other kana script. Run on the embedded engine, and on Meilisearch when MEILI_URL
  * is set.
  */
 import { randomBytes } from 'node:crypto'
@@ -26,15 +26,17 @@ const QUERIES = [
   'stock price api', '画像生成', '為替', 'weather forecast', '天気予報', 'translation', '翻訳',
   'speech to text', '音声認識', 'ocr', 'postal code lookup', '郵便番号', 'crypto price',
   'sentiment analysis', 'image generation', 'kawase', 'tenki', 'exchange rate', '株価を知りたい',
-  'text to speech', 'background removal', 'generators', 'analyze text'
+  'text to speech', 'background removal', 'generators', 'analyze text', 'ことばんく', 'ツウチット'
 ]
 
 /**
- * Two listings as real Bazaar lists hold them: a terse one that says "Analyze", and a long
- * agent bio that holds both words of "sentiment analysis" far apart.
+ * Listings as real lists hold them: a terse one that says "Analyze", a long agent bio that
+ * holds both words of "sentiment analysis" far apart, and a brand in katakana that kuromoji
+ * splits (コト + バンク).
  */
-const BAZAAR_SHAPED = [
+const REAL_SHAPED = [
   { name: 'Text Tools', description: 'Analyze sentiment of text', category: 'ai-llm' },
+  { name: 'コトバンク辞書', description: '用語の意味を調べる', category: 'data-lookup' },
   { name: 'Agent 0x3f2a', description: 'An autonomous trading agent. It reads the news all day, runs market analysis with its own models, publishes reports, and tracks sentiment on social feeds for its subscribers.', category: 'ai-llm' }
 ]
 
@@ -85,7 +87,7 @@ function unbacked (match: Match, query: string): string | undefined {
 
 async function measure (t: Test, overrides: Partial<Config> = {}): Promise<void> {
   const app = await build(t, overrides)
-  for (const listing of BAZAAR_SHAPED) t.equal((await register(app, validBody(listing))).statusCode, 201, listing.name)
+  for (const listing of REAL_SHAPED) t.equal((await register(app, validBody(listing))).statusCode, 201, listing.name)
   await app.searchReady()
   const { tokenizer } = app.searchIndex
   let claims = 0
@@ -126,6 +128,9 @@ async function measure (t: Test, overrides: Partial<Config> = {}): Promise<void>
   t.ok(sentiment.indexOf('Text Tools') >= 0 && sentiment.indexOf('Text Tools') < sentiment.indexOf('Agent 0x3f2a'), `sentiment analysis: ${sentiment.join(', ')}`)
   t.ok(forms.some((m) => m.service === 'Text Tools' && m.word === 'analysis' && m.term === 'analyze' && m.kind === 'alternative'), 'claimed as "analyze", another form of the word')
   t.ok(forms.some((m) => m.word === 'generators' && m.kind === 'alternative'), 'generators meets the other forms of the word')
+  // A brand in the other kana script, where kuromoji splits the two differently.
+  t.equal(top.get('ことばんく')?.[0], 'コトバンク辞書', `ことばんく: ${(top.get('ことばんく') ?? []).join(', ')}`)
+  t.equal(top.get('ツウチット')?.[0], 'つうちっと SMS認証 API', `ツウチット: ${(top.get('ツウチット') ?? []).join(', ')}`)
 }
 
 test('every claimed word is backed by the listing (embedded engine)', async (t) => {

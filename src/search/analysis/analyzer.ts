@@ -4,7 +4,7 @@
  * a form the index may hold.
  */
 import { LRUCache } from 'lru-cache'
-import { cjkRuns, foreignWords, isJapanese, katakanaSpelling, normalizeText, splitWords } from './normalize.js'
+import { cjkRuns, foreignWords, isJapanese, kanaRuns, katakanaSpelling, normalizeText, splitWords } from './normalize.js'
 import type { DocumentTerm, QueryWord } from '../search-engine.js'
 import type { JapaneseToken, JapaneseTokenizer } from './tokenizer.js'
 import { apostropheSpellings, withExpansions } from './expansion.js'
@@ -206,6 +206,17 @@ function analyzeJapaneseField (normalized: string, tokenizer: JapaneseTokenizer)
       if (LEXICON_JAPANESE.has(joined)) add(joined, position)
     }
   })
+  // A kana word kuromoji split (コトバンク → コト + バンク, はこぶね → はこぶ + ね), whole and in
+  // katakana: a query in either script (ことばんく, ハコブネ) meets it. Only a run that starts
+  // with a content word: one that starts with a particle (のさくら) is grammar.
+  for (const run of kanaRuns(normalized)) {
+    const length = [...run.text].length
+    if (length < MIN_KANA_WORD || length > MAX_KANA_WORD) continue
+    const position = positionAt[run.start]
+    const unit = position === undefined ? undefined : units[position]
+    if (position === undefined || unit?.token === undefined || unit.start !== run.start || unit.surface.length >= run.text.length) continue
+    add(katakanaSpelling(run.text) ?? run.text, position)
+  }
   // English phrases among the foreign words in a row ("Speech to Text API で文字起こし").
   let run: string[] = []
   units.forEach((unit, position) => {
@@ -224,6 +235,9 @@ function analyzeJapaneseField (normalized: string, tokenizer: JapaneseTokenizer)
   return [...terms.values()]
 }
 
+/** Characters of a kana run indexed whole: a name is rarely longer; longer runs are sentences. */
+const MIN_KANA_WORD = 3
+const MAX_KANA_WORD = 12
 /** Words a Japanese lexicon entry is split into at most (非代替性トークン: 非 + 代替 + 性 + トークン). */
 const MAX_JOINED_UNITS = 5
 /** Every beginning of a Japanese lexicon entry: most words begin none, and are not joined to the next. */

@@ -13,6 +13,8 @@ const JAPANESE_CLASS = HIRAGANA_CLASS + KATAKANA_CLASS + KANJI_CLASS
 const HIRAGANA_CHAR = new RegExp(`[${HIRAGANA_CLASS}]`, 'gu')
 const JAPANESE_CHAR = new RegExp(`[${JAPANESE_CLASS}]`, 'u')
 const CJK_RUN = new RegExp(`[${KATAKANA_CLASS}${KANJI_CLASS}]+`, 'gu')
+// ー lengthens hiragana too (すまーと).
+const KANA_RUN = new RegExp(`[${HIRAGANA_CLASS}ー]+|[${KATAKANA_CLASS}]+`, 'gu')
 const SCRIPT_PIECE = new RegExp(`[${JAPANESE_CLASS}]+|[^${JAPANESE_CLASS}]+`, 'gu')
 const FOREIGN_WORD = new RegExp(`(?:(?![${JAPANESE_CLASS}])[\\p{L}\\p{N}\\p{M}])+`, 'gu')
 
@@ -86,6 +88,11 @@ export interface TextSpan {
  */
 export function cjkRuns (s: string): TextSpan[] {
   return [...s.matchAll(CJK_RUN)].map((m) => ({ text: m[0], start: m.index }))
+}
+
+/** Runs of hiragana, and of katakana, with their offsets. */
+export function kanaRuns (s: string): TextSpan[] {
+  return [...s.matchAll(KANA_RUN)].map((m) => ({ text: m[0], start: m.index }))
 }
 
 /**

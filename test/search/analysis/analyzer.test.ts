@@ -8,6 +8,7 @@ import { analyzeField, analyzeIntent, characterBigrams, splitQueryWords } from '
 import { hiraganaToKatakana, isJapanese, katakanaSpelling, normalizeText, splitWords } from '../../../src/search/analysis/normalize.js'
 import { buildTokenizer, compactFeatures, inflateDictionary, loadTokenizer, withoutPadding } from '../../../src/search/analysis/tokenizer.js'
 import { LEXICON_PHRASES, loadSynonyms, SYNONYM_GROUPS, toMeilisearchSynonyms } from '../../../src/search/synonyms.js'
+import type { DocumentTerm } from '../../../src/search/search-engine.js'
 
 // One dictionary load for the whole file.
 const tokenizer = await loadTokenizer()
@@ -314,4 +315,15 @@ test('the lexicon\'s entries of several words are indexed whole where a text has
   t.ok(japanese.includes('文字認識'), 'a Japanese entry kuromoji split')
   t.ok(japanese.includes('speech to text'), 'an English phrase inside Japanese text')
   t.notOk(termsOf('インボイスを発行').includes('ボイス'), 'never a piece of one word')
+})
+
+test('a kana word kuromoji splits is also indexed whole, in katakana, so either script meets it', async (t) => {
+  const terms = (text: string): DocumentTerm[] => analyzeField(text, tokenizer)
+  const split = terms('コトバンク辞書')
+  t.ok(split.some((term) => term.term === 'コトバンク' && term.position === 0), 'コトバンク whole at its first word: ことばんく meets it')
+  t.ok(terms('はこぶね配送').some((term) => term.term === 'ハコブネ' && term.position === 0), 'a hiragana name, in katakana: ハコブネ meets it')
+  t.notOk(terms('レビューのさくら度を判定').some((term) => term.term === 'ノサクラ'), 'a run that starts with a particle is grammar')
+  t.notOk(terms('天気を知らせる').some((term) => term.term === 'ラセル' || term.term === 'ヲシラセル'), 'nor the kana ending of a word')
+  const long = 'とてもながいひらがなだけのぶんしょうです'
+  t.notOk(terms(long).some((term) => term.term === hiraganaToKatakana(long)), 'a run longer than a name is a sentence')
 })

@@ -13,8 +13,8 @@ import { extensionMask } from '../../../domain/catalog-query.js'
 import type { IndexRow } from '../index/memory-index.js'
 import { encodeCategoryTerms, encodeTerms, type EncodedTerms } from '../index/terms.js'
 
-/** Bumped when the layout (or what a document holds: 6, tags and extensions; 7, the lexicon's phrases) changes; an index in another layout is rebuilt from the store. */
-export const LAYOUT = 7
+/** Bumped when the layout (or what a document holds: 6, tags and extensions; 7, the lexicon's phrases; 8, kana words kuromoji split, whole) changes; an index in another layout is rebuilt from the store. */
+export const LAYOUT = 8
 
 /** Prepared statements by SQL text (a statement per generation's table names). */
 export class Statements {
