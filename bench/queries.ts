@@ -85,16 +85,18 @@ export function listPaths (n: number, random: () => number): string[] {
 /**
  * The shapes people type (issue 19), each asked through the endpoint that serves it:
  * common single words, 2–3 common-word combinations, typos and prefixes of common words,
- * common Japanese words, the catalog's rare (brand-like) words, and requests in English
- * and Japanese built from common words ("looking for weather and data", 天気を検索したい).
+ * common Japanese words, the catalog's rare (brand-like) words, requests in English and
+ * Japanese built from common words ("looking for weather and data", 天気を検索したい), and
+ * bilingual keywords (issue 37): two or three words mixing common English words and Japanese
+ * compounds ("flight 予約 hotel"), in random order.
  * "Common" is by document frequency in the generated catalog: the words that match
  * thousands of services at 100k, where ranking costs the most.
  */
-export const SHAPES = ['common-word', 'common-2-3', 'typo', 'prefix', 'japanese', 'rare-word', 'en-sentence', 'ja-sentence'] as const
+export const SHAPES = ['common-word', 'common-2-3', 'typo', 'prefix', 'japanese', 'rare-word', 'en-sentence', 'ja-sentence', 'mixed'] as const
 export type Shape = typeof SHAPES[number]
 export const INTENT_SHAPES: readonly Shape[] = ['en-sentence', 'ja-sentence']
-/** The common-word stream: every shape except the rare words. */
-export const COMMON_SHAPES: readonly Shape[] = SHAPES.filter((shape) => shape !== 'rare-word')
+/** The common-word stream: every shape except the rare words (and the mixed shape, newer than the stream's figures). */
+export const COMMON_SHAPES: readonly Shape[] = SHAPES.filter((shape) => shape !== 'rare-word' && shape !== 'mixed')
 
 const STOP_WORDS = new Set(['and', 'the', 'for', 'with', 'from', 'into', 'any', 'per', 'via', 'its', 'your', 'that', 'this', 'are', 'all', 'one', 'other', 'than', 'each', 'can', 'over', 'more', 'their', 'them', 'you', 'not', 'has', 'have', 'will', 'also', 'only', 'most', 'such', 'when', 'who', 'our'])
 
@@ -126,7 +128,12 @@ export function shapeStream (entries: readonly SeedEntry[], perShape: number, se
     japanese: () => pick(japanese),
     'rare-word': () => pick(rare),
     'en-sentence': () => { const [a, b] = distinct(2) as [string, string]; return pick([`looking for ${a} and ${b}`, `I need an API for ${a} ${b}`, `which service can do ${a} with ${b}`, `${a} ${b} api please`]) },
-    'ja-sentence': () => { const a = pick(japanese); const b = pick(japanese); return pick([`${a}を検索したい`, `${a}と${b}ができるAPIが欲しい`, `${a}の${b}を調べたい`, `${a}を探しています`]) }
+    'ja-sentence': () => { const a = pick(japanese); const b = pick(japanese); return pick([`${a}を検索したい`, `${a}と${b}ができるAPIが欲しい`, `${a}の${b}を調べたい`, `${a}を探しています`]) },
+    mixed: () => {
+      const [a, b] = distinct(2) as [string, string]
+      const words = random() < 0.5 ? [a, pick(japanese)] : [a, pick(japanese), b]
+      return words.sort(() => random() - 0.5).join(' ')
+    }
   }
   const stream = new Map<Shape, string[]>()
   for (const shape of SHAPES) stream.set(shape, Array.from({ length: perShape }, () => makers[shape]()))
