@@ -181,7 +181,8 @@ export class SourcePass {
     const { store } = this.deps
     const { report } = this
     try {
-      await store.insertServices(fresh, firstProbe)
+      // With the source: one change per new listing, not a second one when apply() adds it.
+      await store.insertServices(fresh, firstProbe, { sourceId: this.source.id, at: this.report.startedAt })
       report.added += fresh.length
       return fresh.map((record) => record.id)
     } catch (err) {

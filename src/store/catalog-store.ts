@@ -28,6 +28,12 @@ import type { LifecyclePolicy } from '../domain/lifecycle.js'
 import type { CategoryInferrer } from '../domain/listing-text.js'
 import type { ProbeOutcome, ProbeTarget } from '../domain/probe.js'
 import type { FirstProbeTime } from '../domain/probe-schedule.js'
+
+/** The source new listings are inserted under (insertServices), and when it first saw them. */
+export interface NewProvenance {
+  sourceId: string
+  at: string
+}
 import type { ServiceJson, ServiceRecord } from '../domain/service.js'
 import type { CatalogFilter, Page, ServiceSort } from '../domain/catalog-query.js'
 import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
@@ -131,9 +137,11 @@ export interface ServiceStore {
   /**
    * Stores many services atomically (seeding, bulk import, source passes, benchmarks): all or nothing, a
    * DuplicateEndpointError or OriginClaimedError stores none. An id that was deleted before comes back live.
-   * Each is first due for a probe as insertService says.
+   * Each is first due for a probe as insertService says. With `provenance`, each also carries
+   * that source (first seen `at`) in the same change, as addProvenance would add it, when the
+   * source is stored: a source pass's new listing is one change, not two.
    */
-  insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void>
+  insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance): Promise<void>
   /**
    * Replaces a stored service (matched by id) with `record`, as a new change; false when no
    * service has that id. Throws DuplicateEndpointError when the new (resource, method) is another's.

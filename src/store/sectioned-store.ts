@@ -15,7 +15,7 @@ import type { ProbeOutcome } from '../domain/probe.js'
 import type { FirstProbeTime } from '../domain/probe-schedule.js'
 import type { ServiceRecord } from '../domain/service.js'
 import type {
-  ApiKeyRecord, ApiKeyStore, CatalogFacets, CatalogStore, ChangeFeed, ClaimStore, Displacement, LeaseStore, OriginProofStore, PaymentStore, ProbeCandidate,
+  ApiKeyRecord, ApiKeyStore, CatalogFacets, CatalogStore, ChangeFeed, ClaimStore, Displacement, LeaseStore, NewProvenance, OriginProofStore, PaymentStore, ProbeCandidate,
   ProbePage, ProbeStore, ServiceChange, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore, SourceStore
 } from './catalog-store.js'
 import type { ProvenanceEntry, SourceRecord, SyncReport } from '../domain/sources.js'
@@ -43,7 +43,7 @@ export abstract class SectionedStore implements CatalogStore {
 
   // Services
   insertService (record: ServiceRecord, firstProbeAt?: FirstProbeTime): Promise<void> { return this.#sections.services.insertService(record, firstProbeAt) }
-  insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void> { return this.#sections.services.insertServices(records, firstProbeAt) }
+  insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance): Promise<void> { return this.#sections.services.insertServices(records, firstProbeAt, provenance) }
   updateService (record: ServiceRecord): Promise<boolean> { return this.#sections.services.updateService(record) }
   deleteService (id: string): Promise<boolean> { return this.#sections.services.deleteService(id) }
   displaceService (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement): Promise<boolean> { return this.#sections.services.displaceService(holder, record, displacement) }

@@ -848,6 +848,24 @@ function sourcesContract (t: Test, open: OpenStore): void {
     t.same(await store.servicesOfSource(one.id), [], 'a deleted listing leaves no provenance behind')
   })
 
+  t.test('insertServices under a source: each new listing carries it within its one change; an unknown source adds nothing', async (t) => {
+    const store = await open(t)
+    const [a, b, c] = demoRecords() as [ServiceRecord, ServiceRecord, ServiceRecord]
+    const source = sourceRecord('https://bazaar.example.com')
+    await store.insertSource(source)
+    const head = await store.latestSeq()
+    await store.insertServices([a, b], undefined, { sourceId: source.id, at: '2026-11-02T00:00:00.000Z' })
+    t.same((await store.changesSince(head, 10)).map((change) => change.id).sort(), [a.id, b.id].sort(), 'one change per listing')
+    t.same(await store.servicesOfSource(source.id), [a.id, b.id].sort())
+    t.same((await store.provenanceOf([a.id])).get(a.id), [{ sourceId: source.id, firstSeenAt: '2026-11-02T00:00:00.000Z' }])
+    const after = await store.latestSeq()
+    t.equal(await store.addProvenance(source.id, [a.id, b.id], '2026-11-03T00:00:00.000Z'), 0, 'adding it again gains nothing')
+    t.equal(await store.latestSeq(), after, 'and moves no feed')
+    await store.insertServices([c], undefined, { sourceId: 'src_missing', at: '2026-11-02T00:00:00.000Z' })
+    t.equal((await store.provenanceOf([c.id])).has(c.id), false, 'a source not stored is no provenance')
+    t.ok(await store.getService(c.id), 'the listing is stored all the same')
+  })
+
   t.test('first probes: a listing a source adds is first due at its spread time, within one interval; an owned one at once', async (t) => {
     const store = await open(t)
     const [base, other] = demoRecords() as [ServiceRecord, ServiceRecord]

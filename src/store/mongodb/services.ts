@@ -9,13 +9,13 @@ import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-quer
 import type { HttpMethod } from '../../domain/http-method.js'
 import type { FirstProbeTime } from '../../domain/probe-schedule.js'
 import { toServiceJson, type ServiceRecord } from '../../domain/service.js'
-import type { CatalogFacets, Displacement, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
+import type { CatalogFacets, Displacement, NewProvenance, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
 import { jsonArrayBytes } from '../json-page.js'
 import { underOriginClaims } from './claims.js'
 import type { MongoConnection } from './connection.js'
-import { fromServiceDocument, toLong, toServiceDocument, type ServiceDocument } from './mapping.js'
+import { fromServiceDocument, toDate, toLong, toServiceDocument, type ServiceDocument } from './mapping.js'
 import { serviceFilter, serviceSort } from './query.js'
-import { DUPLICATE_KEY, EQUALITY_FILTER_KEYS } from './schema.js'
+import { DUPLICATE_KEY, EQUALITY_FILTER_KEYS, type ServiceSourceDocument } from './schema.js'
 
 /**
  * A clash on the unique identity index (resource, method) as DuplicateEndpointError; any other error as it is.
@@ -56,7 +56,7 @@ export class MongoServices implements ServiceStore {
     await this.insertServices([record], firstProbeAt)
   }
 
-  async insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void> {
+  async insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance): Promise<void> {
     if (records.length === 0) return
     const connection = this.#connection
     try {
@@ -69,6 +69,12 @@ export class MongoServices implements ServiceStore {
         }), { session, ordered: true })
         // A service registered again under a deleted id is live, not deleted.
         await connection.tombstones.deleteMany({ _id: { $in: records.map((r) => r.id) } }, { session })
+        // Inside the listings' own change (their seq above), as addProvenance would add them; the
+        // numbers reserved above make a concurrent deleteSource conflict, as they do there.
+        if (provenance !== undefined && await connection.sources.countDocuments({ _id: { $eq: provenance.sourceId } }, { session, limit: 1 }) > 0) {
+          const firstSeenAt = toDate(provenance.at, 'at')
+          await connection.serviceSources.insertMany(records.map((record): ServiceSourceDocument => ({ sourceId: provenance.sourceId, serviceId: record.id, firstSeenAt })), { session, ordered: true })
+        }
       })
     } catch (err) {
       throw await this.#duplicateEndpoint(err, records)

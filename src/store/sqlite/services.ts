@@ -11,7 +11,7 @@ import { TEST_NETWORK_IDS } from '../../domain/networks.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { FirstProbeTime } from '../../domain/probe-schedule.js'
 import type { ServiceJson, ServiceRecord } from '../../domain/service.js'
-import type { CatalogFacets, Displacement, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
+import type { CatalogFacets, Displacement, NewProvenance, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
 import { underOriginClaim } from './claims.js'
 import { NEXT_SEQ, type SqliteConnection } from './connection.js'
 import type { ListThread } from './list-thread.js'
@@ -40,7 +40,7 @@ export class SqliteServices implements ServiceStore {
   readonly #connection: SqliteConnection
   readonly #lists: ServiceLists
   readonly #listThread: ListThread | undefined
-  readonly #insertMany: (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime) => void
+  readonly #insertMany: (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance) => void
   readonly #deleteOne: (id: string) => boolean
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   /**
@@ -54,8 +54,11 @@ export class SqliteServices implements ServiceStore {
     this.#connection = connection
     this.#listThread = listThread
     this.#lists = new ServiceLists(connection)
-    this.#insertMany = connection.writeTransaction((records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime) => {
+    this.#insertMany = connection.writeTransaction((records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance) => {
       for (const record of records) this.#insertOne(record, firstProbeAt)
+      if (provenance === undefined || connection.statement('SELECT 1 FROM sources WHERE id = ?').get(provenance.sourceId) === undefined) return
+      // The rows were just written at their own seq: the entries are part of that change.
+      for (const record of records) connection.statement('INSERT OR IGNORE INTO service_sources (source_id, service_id, first_seen_at) VALUES (?, ?, ?)').run(provenance.sourceId, record.id, provenance.at)
     })
     this.rewrite = connection.writeTransaction((written: ServiceRecord): boolean => {
       const record = underOriginClaim(connection, written)
@@ -117,8 +120,8 @@ export class SqliteServices implements ServiceStore {
     this.#insertMany([record], firstProbeAt)
   }
 
-  async insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime): Promise<void> {
-    this.#insertMany(records, firstProbeAt)
+  async insertServices (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance): Promise<void> {
+    this.#insertMany(records, firstProbeAt, provenance)
     // A bulk load changes the data's shape: refresh the planner's statistics.
     this.#connection.db.pragma('optimize')
   }
