@@ -56,6 +56,11 @@ export class ListThread {
     })
   }
 
+  /** Starts the thread now: it checkpoints the store's log from its start (CHECKPOINT_EVERY_MS). */
+  start (): void {
+    this.#rpc.start()
+  }
+
   async list (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
     const answer = await this.#rpc.call({ kind: 'records', filter, sort, page, slot: -1 })
     return (answer as { records: ServicePage }).records

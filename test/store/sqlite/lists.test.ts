@@ -4,6 +4,7 @@
  */
 import { test } from 'tap'
 import Database from 'better-sqlite3'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SqliteCatalogStore, STORE_FILE } from '../../../src/store/sqlite/store.js'
 import { toService, toServiceJson, type ServiceRecord } from '../../../src/domain/service.js'
@@ -77,6 +78,32 @@ test('the list thread: another thread\'s writes show at once; a closed store lis
 
   await store.close()
   await t.rejects(store.listServices({}, sort, { limit: 100, offset: 0 }), { name: 'StoreUnavailableError', message: /closed/ }, 'a closed store lists nothing')
+})
+
+/** The write-ahead log's last frame and how far it was copied back into the file (the WAL-index header in `-shm`). */
+function walFrames (dir: string): { written: number, checkpointed: number } {
+  const shm = readFileSync(join(dir, `${STORE_FILE}-shm`))
+  return { written: shm.readUInt32LE(16), checkpointed: shm.readUInt32LE(96) }
+}
+
+test('the list thread checkpoints the API thread\'s writes, which no longer do it on commit', async (t) => {
+  const write = async (listThread: boolean): Promise<{ written: number, checkpointed: number }> => {
+    const dir = tempDataDir(t)
+    const store = new SqliteCatalogStore(dir, { listThread })
+    t.teardown(() => store.close())
+    for (const record of demoRecords()) await store.insertService(record)
+    const deadline = Date.now() + 10_000
+    let frames = walFrames(dir)
+    while (listThread && frames.checkpointed < frames.written && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      frames = walFrames(dir)
+    }
+    return frames
+  }
+  const alone = await write(false)
+  t.ok(alone.written > 0 && alone.checkpointed < alone.written, `without the thread, a log under 1000 pages waits (${alone.checkpointed} of ${alone.written} frames copied)`)
+  const threaded = await write(true)
+  t.ok(threaded.written > 0 && threaded.checkpointed === threaded.written, `with it, the whole log is copied back (${threaded.checkpointed} of ${threaded.written} frames)`)
 })
 
 test('the list thread\'s pages are the caller\'s own: intact whatever is listed after, and right when more lists are in flight than slots', async (t) => {
