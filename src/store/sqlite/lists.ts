@@ -4,7 +4,7 @@
  * them. The list thread (src/store/sqlite/list-worker.ts) answers the API's lists this way
  * on a connection of its own.
  */
-import type { CatalogFilter, Page, ServiceSort, SortField } from '../../domain/catalog-query.js'
+import type { CatalogFilter, Page, ServiceSort } from '../../domain/catalog-query.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { ServiceRecord } from '../../domain/service.js'
 import { ServiceIndex, type ListEntry } from '../../lib/service-index.js'
@@ -24,14 +24,6 @@ const ROWID_AT = 10 satisfies ServiceKeyValues['length']
 
 function toListEntry (v: ListValues): ListEntry {
   return { ...serviceKeysOf(v), handle: v[ROWID_AT] }
-}
-
-/** Each list index order as SQL sorts it, read off the (sort, id) indexes when building the index. */
-const LIST_ORDERS: Record<SortField, string> = {
-  price: 'SELECT rowid FROM services ORDER BY price_atomic, id',
-  trustScore: 'SELECT rowid FROM services ORDER BY trust_score, id',
-  name: 'SELECT rowid FROM services ORDER BY name_sort, id',
-  createdAt: 'SELECT rowid FROM services ORDER BY created_at, id'
 }
 
 export class ServiceLists {
@@ -92,9 +84,8 @@ export class ServiceLists {
         return known.index
       }
     }
-    const orders = Object.fromEntries(Object.entries(LIST_ORDERS).map(([field, sql]) => [field, connection.statement(sql).pluck().all() as number[]]))
     const rows = connection.rawStatement(`SELECT ${LIST_COLUMNS} FROM services`).iterate() as IterableIterator<ListValues>
-    const index = new ServiceIndex((function * () { for (const row of rows) yield toListEntry(row) })(), orders)
+    const index = new ServiceIndex((function * () { for (const row of rows) yield toListEntry(row) })())
     this.#lists = { index, seq }
     // The build's rows and orders are garbage now (tens of MB at 100k services).
     releaseGarbage()

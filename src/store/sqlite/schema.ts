@@ -1,8 +1,8 @@
 /**
  * The SQLite store's layout: tables and indexes, created in a file that has none, and the
  * layout number (PRAGMA user_version) that says a file was made by this build's layout. A
- * file made by another layout is refused, never converted: no release was made before this
- * one, so there is no earlier layout to bring forward (the data is re-seeded or re-imported).
+ * file of an earlier layout with an UPGRADES entry is brought forward at open; any other
+ * layout is refused, never converted (the data is re-seeded or re-imported).
  */
 import type Database from 'better-sqlite3'
 import { CatalogError } from '../../errors.js'
@@ -11,7 +11,18 @@ import { SERVICE_JSON_FORMAT, toServiceJson } from '../../domain/service.js'
 import { RECORD_COLUMNS, RECORD_VALUES, fromValues, type RecordValues } from './mapping.js'
 
 /** The layout this build creates and reads; raised whenever a table or index changes. */
-export const STORE_LAYOUT = 3
+export const STORE_LAYOUT = 4
+
+/**
+ * How a file of an earlier layout becomes this one, in one transaction at open. 3 → 4: the
+ * (sort, id) and (category, status) indexes go. The list index (src/lib/service-index.ts)
+ * sorts its orders itself, and every listing written paid for them: with them, 20,000 new
+ * listings wrote 15 B-trees a row (docs/decisions.md).
+ */
+const UPGRADES: Record<number, string> = {
+  3: ['services_price', 'services_trust_score_id_price', 'services_name_sort_id_price', 'services_created_at_id_price', 'services_category_status']
+    .map((index) => `DROP INDEX IF EXISTS ${index};`).join('\n')
+}
 
 /** SQL twin of payToKey (src/domain/pay-to.ts): EVM addresses compare lower-cased. */
 export const PAY_TO_KEY_SQL = "(CASE WHEN substr(payment_address, 1, 2) = '0x' THEN lower(payment_address) ELSE payment_address END)"
@@ -21,14 +32,6 @@ export const EXTENSION_CONDITIONS: Record<ExtensionKey, string> = { bazaar: 'baz
 
 /** SQL twin of extensionMask(declaredExtensions(record)). */
 export const EXTENSION_MASK_SQL = `(${EXTENSION_KEYS.map((key) => `(${EXTENSION_CONDITIONS[key]}) * ${extensionBit(key)}`).join(' + ')})`
-
-/**
- * Each sort order as an index, (sort, id) first so the id tie-break is in index order: the
- * list index (src/lib/service-index.ts) reads its orders off these when it is built. (The
- * price column dates from when SQL paged lists on them.)
- */
-const SORT_INDEXES = ['trust_score', 'name_sort', 'created_at'].map((sort) =>
-  `CREATE INDEX services_${sort}_id_price ON services(${sort}, id, price_atomic);`).join('\n')
 
 /**
  * A listing's identity is (resource, method), unique (services_resource_method); the endpoint
@@ -79,9 +82,6 @@ CREATE UNIQUE INDEX services_resource_method ON services(resource, method);
 CREATE INDEX services_endpoint ON services(endpoint);
 CREATE INDEX services_origin ON services(origin);
 CREATE INDEX services_next_probe ON services(next_probe_at, id);
-CREATE INDEX services_price ON services(price_atomic, id);
-${SORT_INDEXES}
-CREATE INDEX services_category_status ON services(category, status);
 CREATE INDEX services_pay_to ON services(${PAY_TO_KEY_SQL}, id);
 CREATE INDEX services_network_pay_to ON services(network, ${PAY_TO_KEY_SQL}, id);
 -- The few services declaring the Bazaar extension, for the SQL paths filtered on it (streamServices, countFacets).
@@ -203,7 +203,7 @@ CREATE TABLE api_keys (
 ) STRICT;
 `
 
-/** A store file made by another layout than this build's (STORE_LAYOUT): refused at open, left as it was. */
+/** A store file made by another layout than this build's (STORE_LAYOUT), and not one it upgrades: refused at open, left as it was. */
 export class StoreLayoutError extends CatalogError {
   constructor (dataDir: string, file: string, found: number) {
     super(`DATA_DIR ${dataDir} holds a store made by another build (${file}: store layout ${found}, this build reads ${STORE_LAYOUT}): ` +
@@ -218,31 +218,38 @@ function layoutOf (db: Database.Database): { layout: number, empty: boolean } {
   return { layout, empty: layout === 0 && objects === 0 }
 }
 
+/** Whether this build opens a file of `layout` (its own, or one it upgrades). */
+const opens = (layout: number): boolean => layout === STORE_LAYOUT || UPGRADES[layout] !== undefined
+
 /**
- * Throws StoreLayoutError unless the file is new or made by this layout. Only reads: run
- * before anything that may write to the file (setting WAL writes its header), so a refused
- * file is left byte for byte as it was.
+ * Throws StoreLayoutError unless the file is new, made by this layout or by one it upgrades.
+ * Only reads: run before anything that may write to the file (setting WAL writes its header),
+ * so a refused file is left byte for byte as it was.
  */
 export function checkLayout (db: Database.Database, dataDir: string, file: string): void {
   const { layout, empty } = layoutOf(db)
-  if (!empty && layout !== STORE_LAYOUT) throw new StoreLayoutError(dataDir, file, layout)
+  if (!empty && !opens(layout)) throw new StoreLayoutError(dataDir, file, layout)
 }
 
 /**
- * Creates the tables and indexes in a new file, numbered STORE_LAYOUT (after checkLayout);
- * then makes the kept texts current and the planner's statistics fresh.
+ * Creates the tables and indexes in a new file, numbered STORE_LAYOUT, or brings an earlier
+ * layout forward (after checkLayout); then makes the kept texts current and the planner's
+ * statistics fresh.
  */
 export function setUpLayout (db: Database.Database, dataDir: string, file: string): void {
-  if (layoutOf(db).empty) {
+  if (layoutOf(db).layout !== STORE_LAYOUT) {
     db.transaction(() => {
-      // Checked again under the write lock: another process may have set up the same new file.
+      // Checked again under the write lock: another process may have set up or upgraded the same file.
       const { layout, empty } = layoutOf(db)
-      if (!empty) {
-        if (layout !== STORE_LAYOUT) throw new StoreLayoutError(dataDir, file, layout)
-        return
+      if (layout === STORE_LAYOUT) return
+      if (empty) {
+        db.exec(SCHEMA)
+        db.prepare("INSERT INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
+      } else {
+        const upgrade = UPGRADES[layout]
+        if (upgrade === undefined) throw new StoreLayoutError(dataDir, file, layout)
+        db.exec(upgrade)
       }
-      db.exec(SCHEMA)
-      db.prepare("INSERT INTO store_meta (key, value) VALUES ('service_json_format', ?)").run(SERVICE_JSON_FORMAT)
       db.pragma(`user_version = ${STORE_LAYOUT}`)
     }).immediate()
   }

@@ -84,6 +84,42 @@ test('a file made by a newer layout is refused and left as it was', async (t) =>
   refused(t, empty, STORE_LAYOUT + 1)
 })
 
+test('a file of layout 3 is brought forward: its five list indexes go, its listings stay and list in order', async (t) => {
+  const dir = tempDataDir(t)
+  const records = demoRecords().slice(0, 8)
+  const first = new SqliteCatalogStore(dir)
+  await first.insertServices(records)
+  await first.close()
+  // As layout 3 made it: the same tables, with the (sort, id) and (category, status) indexes.
+  const dropped = ['services_price', 'services_trust_score_id_price', 'services_name_sort_id_price', 'services_created_at_id_price', 'services_category_status']
+  const raw = new Database(join(dir, STORE_FILE))
+  raw.exec(`CREATE INDEX services_price ON services(price_atomic, id);
+    CREATE INDEX services_trust_score_id_price ON services(trust_score, id, price_atomic);
+    CREATE INDEX services_name_sort_id_price ON services(name_sort, id, price_atomic);
+    CREATE INDEX services_created_at_id_price ON services(created_at, id, price_atomic);
+    CREATE INDEX services_category_status ON services(category, status);`)
+  raw.pragma('user_version = 3')
+  raw.close()
+
+  const store = new SqliteCatalogStore(dir, { listThread: true })
+  t.teardown(() => store.close())
+  t.equal(layoutOf(dir), STORE_LAYOUT, 'numbered this layout')
+  const check = new Database(join(dir, STORE_FILE), { readonly: true })
+  const indexes = check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'services'").pluck().all() as string[]
+  check.close()
+  t.same(indexes.filter((name) => dropped.includes(name)), [], 'the five indexes are gone')
+  t.ok(indexes.includes('services_resource_method'), 'the others stay')
+  for (const record of records) t.same(await store.getService(record.id), record, `${record.id}: as stored`)
+  // Each order as a store made by this layout lists them (the list index sorts in both).
+  const fresh = new SqliteCatalogStore(tempDataDir(t), { listThread: true })
+  t.teardown(() => fresh.close())
+  await fresh.insertServices(records)
+  for (const field of ['price', 'trustScore', 'name', 'createdAt'] as const) {
+    const ids = async (s: SqliteCatalogStore): Promise<string[]> => (await s.listServices({}, { field, order: 'desc' }, { limit: 100, offset: 0 })).items.map((r) => r.id)
+    t.same(await ids(store), await ids(fresh), `listed by ${field} as a new store lists them`)
+  }
+})
+
 test('kept texts made by another format of toServiceJson are remade on open, and the format noted', async (t) => {
   const dir = tempDataDir(t)
   const records = demoRecords().slice(0, 5)
