@@ -16,6 +16,7 @@ import type { CatalogFacets, Displacement, NewProvenance, ServiceJsonItem, Servi
 import { underOriginClaim } from './claims.js'
 import { NEXT_SEQ, type SqliteConnection } from './connection.js'
 import type { ListThread } from './list-thread.js'
+import { ServiceJsonCache } from './json-cache.js'
 import { ServiceLists } from './lists.js'
 import { RECORD_COLUMNS, fromDisplacementRow, fromValues, toParams, type DisplacementRow, type RecordValues } from './mapping.js'
 import { EXTENSION_CONDITIONS, PAY_TO_KEY_SQL } from './schema.js'
@@ -47,6 +48,8 @@ export class SqliteServices implements ServiceStore {
   readonly #listThread: ListThread | undefined
   readonly #insertMany: (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance) => void
   readonly #deleteOne: (id: string) => boolean
+  /** getServiceJson: the cache's check of the change feed and the rows it lacks, in one read transaction. */
+  readonly #readJson: (ids: readonly string[]) => ServiceJsonItem[]
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   /**
    * Replaces the listing with `record`'s id as a new change, under its origin's proven claim;
@@ -59,6 +62,8 @@ export class SqliteServices implements ServiceStore {
     this.#connection = connection
     this.#listThread = listThread
     this.#lists = new ServiceLists(connection)
+    const jsonCache = new ServiceJsonCache(connection)
+    this.#readJson = connection.readTransaction((ids: readonly string[]) => jsonCache.get(ids, (missing) => this.#jsonOf(missing)))
     this.#insertMany = connection.writeTransaction((records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance) => {
       for (const record of records) this.#insertOne(record, firstProbeAt)
       if (provenance === undefined || connection.statement('SELECT 1 FROM sources WHERE id = ?').get(provenance.sourceId) === undefined) return
@@ -178,13 +183,16 @@ export class SqliteServices implements ServiceStore {
   }
 
   async getServiceJson (ids: readonly string[]): Promise<ServiceJsonItem[]> {
-    if (ids.length === 0) return []
+    return ids.length === 0 ? [] : this.#readJson(ids)
+  }
+
+  /** The kept JSON of those of these services that exist, in no particular order (the cache reads through it). */
+  #jsonOf (ids: readonly string[]): ServiceJsonItem[] {
     // A search page's ids (at most 100): one parameter each, as a list page's rowids (lists.ts); more through json_each.
     const rows = (ids.length <= 100
       ? this.#connection.rawStatement(`SELECT id, service_json, uptime_score FROM services WHERE id IN (${'?,'.repeat(ids.length - 1)}?)`).all(...ids)
       : this.#connection.rawStatement('SELECT id, service_json, uptime_score FROM services WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids))) as Array<[string, ServiceJson, number | null]>
-    const byId = new Map(rows.map(([id, json, uptimeScore]): [string, ServiceJsonItem] => [id, { id, json, uptimeScore }]))
-    return ids.flatMap((id) => byId.get(id) ?? [])
+    return rows.map(([id, json, uptimeScore]) => ({ id, json, uptimeScore }))
   }
 
   async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {
