@@ -7,15 +7,20 @@
  * show the figures of before until the service next changes or is evicted, as the response
  * cache's searches do (docs/configuration.md, CATALOG_RESPONSE_CACHE_MB).
  *
- * Bounded in bytes, least recently used evicted first. At 100,000 services a search read 20 rows
- * in ~80–140 µs (bench:sources, bench:search); from here in a few µs.
+ * Bounded in bytes, least recently used evicted first. A search's 20 rows took 79 µs of the API
+ * thread, 114–136 µs during a source pass (bench:sources); at 100,000 services the cache raised
+ * the uncached search streams 12–25 % in one run (bench:search, docs/benchmarks.md).
  */
 import { LRUCache } from 'lru-cache'
 import type { ServiceJsonItem } from '../catalog-store.js'
 import type { SqliteConnection } from './connection.js'
 
-/** About 10,000 services' JSON (~1 KB each, two bytes a character at worst). */
-export const JSON_CACHE_BYTES = 16 * 1024 * 1024
+/**
+ * A few thousand services' JSON (1–2 KB each, counted at two bytes a character). The API's
+ * peak RSS at 100,000 services (bench:search, target 450 MB) rose 29 MB with 16 MiB and 14 MB
+ * with 8 MiB.
+ */
+export const JSON_CACHE_BYTES = 4 * 1024 * 1024
 /** Changes read to evict one by one; past this many since the last look, everything goes. */
 const MAX_CHANGES_READ = 1000
 /** An entry's bookkeeping besides its text (the key, the item object, the LRU's links). */

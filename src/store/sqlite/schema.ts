@@ -15,9 +15,9 @@ export const STORE_LAYOUT = 4
 
 /**
  * How a file of an earlier layout becomes this one, in one transaction at open. 3 → 4: the
- * (sort, id) and (category, status) indexes go. The list index (src/lib/service-index.ts)
- * sorts its orders itself, and every listing written paid for them: with them, 20,000 new
- * listings wrote 15 B-trees a row (docs/decisions.md).
+ * (sort, id) and (category, status) indexes go: no query reads them since the list index
+ * (src/lib/service-index.ts) sorts its orders itself, and every insert paid for them (a new
+ * listing wrote 15 B-trees, now 10; docs/decisions.md).
  */
 const UPGRADES: Record<number, string> = {
   3: ['services_price', 'services_trust_score_id_price', 'services_name_sort_id_price', 'services_created_at_id_price', 'services_category_status']
