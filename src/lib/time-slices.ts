@@ -28,9 +28,10 @@ export const MIN_SLICE_MS = 1
 export const MAX_SLICE_MS = 2
 const SHARE = 0.25
 /**
- * The share of the thread's time long loops take together while requests are in flight: at
- * 0.4, 0.2 and 0.15, 8 connections searched at 0.55, 0.51–0.56 and 0.74 of their quiet rate
- * during a pass of 20,000 listings, which took 26, 30–36 and 40 s (9 s with no requests).
+ * The share of the thread's time long loops take together while requests are in flight: in
+ * 2 ms slices, at 0.4, 0.2 and 0.15, 8 connections searched at 0.55, 0.51–0.56 and 0.50–0.74
+ * of their quiet rate during a pass of 20,000 listings, which took 26, 30–36 and 37–50 s
+ * (9 s with no requests; bench:sources).
  */
 export const BUSY_SHARE = 0.15
 /**

@@ -87,7 +87,7 @@ export class ServiceLists {
     const rows = connection.rawStatement(`SELECT ${LIST_COLUMNS} FROM services`).iterate() as IterableIterator<ListValues>
     const index = new ServiceIndex((function * () { for (const row of rows) yield toListEntry(row) })())
     this.#lists = { index, seq }
-    // The build's rows and orders are garbage now (tens of MB at 100k services).
+    // The build's rows are garbage now (tens of MB at 100k services).
     releaseGarbage()
     return index
   }
