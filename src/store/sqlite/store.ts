@@ -50,10 +50,11 @@ export interface SqliteStoreOptions {
 /**
  * The API thread's commits leave checkpoints to the list thread: a source pass's inserts
  * touched some 15 B-trees per row (10 since layout 4), and copying their pages back into the
- * file at every 1000 pages of log took about a quarter of the commits' time on the API thread. The list thread
- * checkpoints what it can every CHECKPOINT_EVERY_MS (PASSIVE: it waits for no reader or
- * writer); should it not (a thread restarting), the API's commits checkpoint once the log
- * holds BACKSTOP_CHECKPOINT_PAGES (64 MiB of 4 KiB pages), which bounds the log.
+ * file at every 1000 pages of log took about a quarter of the commits' time on the API
+ * thread. The list thread checkpoints what it can every CHECKPOINT_EVERY_MS (PASSIVE: it
+ * waits for no reader or writer); should it not (a thread restarting), the API's commits
+ * checkpoint once the log holds BACKSTOP_CHECKPOINT_PAGES (64 MiB of 4 KiB pages), which
+ * bounds the log.
  */
 export const CHECKPOINT_EVERY_MS = 250
 export const BACKSTOP_CHECKPOINT_PAGES = 16_384
