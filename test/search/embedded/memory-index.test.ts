@@ -3,6 +3,8 @@ import { test } from 'tap'
 import { DESCRIPTION_BIT, MemoryIndex, NO_POSITION, Posting, slotOf, type IndexRow } from '../../../src/search/embedded/index/memory-index.js'
 import type { PlannedWord } from '../../../src/search/embedded/ranking/query-plan.js'
 import { rank, Scratch, type RankedDoc } from '../../../src/search/embedded/ranking/ranking.js'
+import { matchedTokensOf } from '../../../src/search/embedded/ranking/hits.js'
+import { MATCH_EXACTNESS } from '../../../src/search/match-rules.js'
 import { BIGRAM, encodeCategoryTerms, encodeTerms, LOOSE, type EncodedTerms } from '../../../src/search/embedded/index/terms.js'
 import { prng } from '../../../bench/generate.js'
 
@@ -165,6 +167,30 @@ test("id ranks follow ids as rows arrive; cached word sets follow the index's ch
   t.ok(scratch.cache.bytes > 0 && scratch.cache.bytes <= scratch.cache.limit)
 })
 
+/**
+ * Each query word's best match in a document by reading every candidate, in the plan's order:
+ * fewest typos and most exact, then name, category, description (what matchedTokensOf must say).
+ */
+function everyCandidateMatch (index: MemoryIndex, slot: number, plan: readonly PlannedWord[]): string[] {
+  return plan.flatMap((word) => {
+    let best = ''
+    let bestOrder = Infinity
+    for (const { term, kind, typos } of word.candidates) {
+      const exactness = (MATCH_EXACTNESS[kind] + typos) * 10
+      const posting = index.postings.get(term)
+      for (const entry of posting?.entries.subarray(0, posting.length) ?? []) {
+        if (slotOf(entry) !== slot) continue
+        const attribute = (entry & DESCRIPTION_BIT) !== 0 ? 2 : 0
+        if (exactness + attribute < bestOrder) { bestOrder = exactness + attribute; best = `${word.text}>${term}:${kind}@${attribute}` }
+      }
+      for (const [code] of index.categoryTerms.get(term) ?? []) {
+        if (index.columns.category[slot] === code && exactness + 1 < bestOrder) { bestOrder = exactness + 1; best = `${word.text}>${term}:${kind}@1` }
+      }
+    }
+    return best === '' ? [] : [best]
+  })
+}
+
 /** Documents sorted by the ranking's criteria in turn, then trust (descending) and id: what a full ranking must equal. */
 function byCriteria (index: MemoryIndex, docs: readonly RankedDoc[]): RankedDoc[] {
   const key = (d: RankedDoc): number[] => [d.tier, -d.words, d.typos, d.proximity, d.attr, d.exactness, -(index.trust[d.slot] as number), index.idRanks()[d.slot] as number]
@@ -207,6 +233,11 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
       const sorted = byCriteria(index, all.docs)
       const label = `round ${round} query ${plan.map((w) => w.candidates.map((c) => `${c.term}:${c.kind}`).join('|')).join(' ')} ${JSON.stringify(filter)}`
       t.equal(all.docs.length, all.total, `${label}: the full ranking holds every match`)
+      const attributes = ['name', 'category', 'description']
+      for (const doc of all.docs) {
+        const said = matchedTokensOf(index, doc, plan).map((m) => `${m.word}>${m.term}:${m.kind}@${attributes.indexOf(m.attribute)}`)
+        if (JSON.stringify(said) !== JSON.stringify(everyCandidateMatch(index, doc.slot, plan))) { t.fail(`${label}: slot ${doc.slot}'s matched tokens ${JSON.stringify(said)} are not each word's best match`); break }
+      }
       if (JSON.stringify(all.docs) !== JSON.stringify(sorted)) { t.fail(`${label}: not in criteria order`); continue }
       // One scratch for every query of the round: nothing of an earlier query may leak into a page.
       for (const page of [{ limit: 20, offset: 0 }, { limit: 7, offset: 13 }, { limit: 30, offset: Math.max(0, all.total - 25) }]) {
@@ -216,6 +247,29 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
     }
   }
   t.pass('every query checked')
+})
+
+test('ranking: two common words that seldom meet: the few documents with both, then the best of those with one', async (t) => {
+  const random = prng(77)
+  const index = new MemoryIndex(1, 0)
+  // 400 documents: 'kiwi' in 180, 'plum' in 180, both in 6 of those; trust and positions vary.
+  for (let rowid = 1; rowid <= 400; rowid++) {
+    const both = rowid % 60 === 0
+    const held = both ? ['kiwi', 'plum'] : rowid <= 180 ? ['kiwi'] : rowid <= 360 ? ['plum'] : ['fig']
+    const terms = held.map((term, i) => ({ term, position: i * (1 + Math.floor(random() * 9)) }))
+    const inName = random() < 0.5
+    index.add(row(rowid, { trustScore: Math.floor(random() * 5) * 10, terms: [encodeTerms(inName ? terms : [{ term: 'fig', position: 0 }]), encodeTerms(inName ? [] : terms)] }))
+  }
+  const plan: PlannedWord[] = ['kiwi', 'plum'].map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
+  const all = rank(index, new Scratch(), { plan, filter: {}, page: { limit: 100_000, offset: 0 } })
+  t.equal(all.total, 360)
+  t.same(all.docs.map((d) => d.slot), byCriteria(index, all.docs).map((d) => d.slot), 'the full ranking is in criteria order')
+  t.same(all.docs.slice(0, 6).map((d) => d.words), [2, 2, 2, 2, 2, 2], 'the documents with both words first')
+  const scratch = new Scratch()
+  for (const page of [{ limit: 20, offset: 0 }, { limit: 5, offset: 3 }, { limit: 10, offset: 40 }]) {
+    const got = rank(index, scratch, { plan, filter: {}, page })
+    t.same(got.docs.map((d) => d.slot), all.docs.slice(page.offset, page.offset + page.limit).map((d) => d.slot), `page ${JSON.stringify(page)} is the slice of the full ranking`)
+  }
 })
 
 test('ranking: a 24-word query orders every match by its criteria (proximity counts up to 184, cut in bit planes)', async (t) => {

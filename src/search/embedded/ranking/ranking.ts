@@ -37,6 +37,10 @@ export interface RankedDoc {
   proximity: number
   attr: number
   exactness: number
+  /** The query words the document matched, as bits (word w: 1 << w); of those, the ones matched exactly and at most by expansion. */
+  matched: number
+  exact: number
+  expanded: number
 }
 
 export interface RankResult {
@@ -322,14 +326,8 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     need -= take
     if (need <= 0) return
     // The rest, in place: the cut above only read `child`.
-    let first = -1
-    let last = -1
-    for (let i = lo; i <= hi; i++) {
-      const rest = (set[i] as number) & ~(child[i] as number)
-      child[i] = rest
-      if (rest !== 0) { if (first < 0) first = i; last = i }
-    }
-    cut(ctx, level + 1, child, first, last, size - text, need, rule + 1, words, out)
+    restInPlace(set, child, lo, hi, ctx.scratch.span)
+    cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, size - text, need, rule + 1, words, out)
     return
   }
   // The first bucket alone first: when it fills the page (most queries), or holds the whole
@@ -340,6 +338,14 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const all = rule === WORDS ? n : words
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
+    if (rule === WORDS && n === 2) {
+      // Two words, fewer documents with both than the page needs: those, then every other
+      // document (each has one), with no bit planes (half of the two-word queries get here).
+      if (count > 0) cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, count, rule + 1, 2, out)
+      restInPlace(set, child, lo, hi, ctx.scratch.span)
+      cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, size - count, need - count, rule + 1, 1, out)
+      return
+    }
   }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
@@ -395,6 +401,19 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   }
 }
 
+/** child = set minus child over blocks lo…hi; its first and last non-empty blocks go in span. */
+function restInPlace (set: Uint32Array, child: Uint32Array, lo: number, hi: number, span: Int32Array): void {
+  let first = -1
+  let last = -1
+  for (let i = lo; i <= hi; i++) {
+    const rest = (set[i] as number) & ~(child[i] as number)
+    child[i] = rest
+    if (rest !== 0) { if (first < 0) first = i; last = i }
+  }
+  span[0] = first
+  span[1] = last
+}
+
 /**
  * Appends the first `need` documents of `set` in trust-then-id order. Only blocks lo…hi of a
  * bucket are written for this query (the arrays are reused): slots outside are not read.
@@ -410,9 +429,12 @@ function byTrust (ctx: Context, set: Uint32Array, lo: number, hi: number, need: 
   }
 }
 
-/** A document's masks over the query words: matched, 0 typos, ≤ 1 typo, in name, in name or category, in text, exact, expanded. */
-function masksOf (ctx: Context, slot: number, masks: Int32Array): void {
-  for (let s = 0; s < 8; s++) masks[s] = 0
+/**
+ * A document's masks over the query words, one per set of MASK_SETS (matched, in name, in name
+ * or category, exact, at most expanded, 0 typos, ≤ 1 typo, in text); only the first `count`.
+ */
+function masksOf (ctx: Context, slot: number, masks: Int32Array, count: number): void {
+  for (let s = 0; s < count; s++) masks[s] = 0
   const i = slot >>> 5
   const b = slot & 31
   const { bits, offsets } = ctx
@@ -420,12 +442,22 @@ function masksOf (ctx: Context, slot: number, masks: Int32Array): void {
     const word = bits[w] as Uint32Array
     if ((((word[i] as number) >>> b) & 1) === 0) continue
     const bit = 1 << w
-    masks[0] = (masks[0] as number) | bit
-    for (let s = 1; s < 8; s++) if ((((word[(offsets[w * SETS + (MASK_SETS[s] as number)] as number) + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
+    masks[M_ANY] = (masks[M_ANY] as number) | bit
+    for (let s = 1; s < count; s++) if ((((word[(offsets[w * SETS + (MASK_SETS[s] as number)] as number) + i] as number) >>> b) & 1) === 1) masks[s] = (masks[s] as number) | bit
   }
 }
-/** The word sets behind each mask of masksOf. */
-const MASK_SETS = [ANY, NO_TYPO, ONE_TYPO, NAME, NAME_OR_CATEGORY, TEXT, EXACT, EXPANDED]
+/** The word sets behind each mask of masksOf: those the rules from proximity on read come first. */
+const MASK_SETS = [ANY, NAME, NAME_OR_CATEGORY, EXACT, EXPANDED, NO_TYPO, ONE_TYPO, TEXT]
+const M_ANY = 0
+const M_NAME = 1
+const M_NAME_OR_CATEGORY = 2
+const M_EXACT = 3
+const M_EXPANDED = 4
+const M_NO_TYPO = 5
+const M_ONE_TYPO = 6
+const M_TEXT = 7
+/** Masks the rules from proximity on read (attribute and exactness). */
+const LATER_MASKS = 5
 
 /**
  * Proximity: for each pair of consecutive query words both matched, their closest first
@@ -463,17 +495,20 @@ const scratchMasks = new Int32Array(8)
 /** The ranking criteria of a document, read off the word sets. */
 function criteria (ctx: Context, slot: number): RankedDoc {
   const masks = scratchMasks
-  masksOf(ctx, slot, masks)
-  const m = masks[0] as number
+  masksOf(ctx, slot, masks, MASK_SETS.length)
+  const m = masks[M_ANY] as number
   const words = popcount(m)
   return {
     slot,
-    tier: masks[5] === 0 ? 1 : 0,
+    tier: masks[M_TEXT] === 0 ? 1 : 0,
     words,
-    typos: popcount(m & ~(masks[1] as number)) + popcount(m & ~(masks[2] as number)),
+    typos: popcount(m & ~(masks[M_NO_TYPO] as number)) + popcount(m & ~(masks[M_ONE_TYPO] as number)),
     proximity: proximityOf(ctx, slot, m, words),
-    attr: popcount(m & ~(masks[3] as number)) + popcount(m & ~(masks[4] as number)),
-    exactness: popcount(m & ~(masks[6] as number)) + popcount(m & ~(masks[7] as number))
+    attr: popcount(m & ~(masks[M_NAME] as number)) + popcount(m & ~(masks[M_NAME_OR_CATEGORY] as number)),
+    exactness: popcount(m & ~(masks[M_EXACT] as number)) + popcount(m & ~(masks[M_EXPANDED] as number)),
+    matched: m,
+    exact: masks[M_EXACT] as number,
+    expanded: masks[M_EXPANDED] as number
   }
 }
 
@@ -483,8 +518,9 @@ function criteria (ctx: Context, slot: number): RankedDoc {
  * applied in turn), then by trust and id (one integer, the slot's place in the trust
  * order): a bounded heap of `need`, where a document whose best possible number (its
  * proximity at the least its matched pairs allow) is already above the heap's worst is
- * dropped before its proximity is computed. From TRUST on, the bucket's documents tie on
- * every rule and only the trust order is read.
+ * dropped before its proximity is computed. The bucket was cut by every rule before `rule`,
+ * so its documents tie on those: from proximity on, tier, words and typos are not read, and
+ * after it proximity is not computed. From TRUST on, only the trust order is read.
  */
 function rankDocuments (ctx: Context, set: Uint32Array, lo: number, hi: number, need: number, rule: number, out: number[]): void {
   if (need <= 0 || lo < 0) return
@@ -493,26 +529,30 @@ function rankDocuments (ctx: Context, set: Uint32Array, lo: number, hi: number, 
   const square = radix * radix
   const masks = scratchMasks
   const heap = ctx.scratch.heap.reset(need)
+  const early = rule < PROXIMITY
+  const proximity = n > 1 && rule <= PROXIMITY
+  const pairMask = (2 ** Math.max(0, n - 1)) - 1
   for (let i = lo; i <= hi; i++) {
     for (let x = set[i] as number; x !== 0; x &= x - 1) {
       const slot = i * 32 + 31 - Math.clz32(x & -x)
       const rank = trustRank[slot] as number
       if (rule === TRUST) { heap.offer(0, rank, slot); continue }
-      masksOf(ctx, slot, masks)
-      const m = masks[0] as number
+      masksOf(ctx, slot, masks, early ? MASK_SETS.length : LATER_MASKS)
+      const m = masks[M_ANY] as number
       const words = popcount(m)
-      const rule1 = (masks[5] === 0 ? tierSize : 0) + (n - words) * radix + popcount(m & ~(masks[1] as number)) + popcount(m & ~(masks[2] as number))
-      const attr = popcount(m & ~(masks[3] as number)) + popcount(m & ~(masks[4] as number))
-      const exactness = popcount(m & ~(masks[6] as number)) + popcount(m & ~(masks[7] as number))
+      const rule1 = early ? (masks[M_TEXT] === 0 ? tierSize : 0) + (n - words) * radix + popcount(m & ~(masks[M_NO_TYPO] as number)) + popcount(m & ~(masks[M_ONE_TYPO] as number)) : 0
+      const attr = popcount(m & ~(masks[M_NAME] as number)) + popcount(m & ~(masks[M_NAME_OR_CATEGORY] as number))
+      const exactness = popcount(m & ~(masks[M_EXACT] as number)) + popcount(m & ~(masks[M_EXPANDED] as number))
       // The key without proximity; proximity adds `square` per unit (the rules' digits in turn).
       const base = rule1 * proximities * square + attr * radix + exactness
-      if (n > 1 && heap.full) {
+      if (!proximity) { heap.offer(base, rank, slot); continue }
+      if (heap.full) {
         // Each matched consecutive pair saves at most MAX_DISTANCE - 1.
-        const pairs = popcount(m & (m >>> 1) & ((2 ** (n - 1)) - 1))
+        const pairs = popcount(m & (m >>> 1) & pairMask)
         const least = MAX_DISTANCE * Math.max(0, words - 1) - (MAX_DISTANCE - 1) * pairs
         if (!heap.admits(base + least * square, rank)) continue
       }
-      heap.offer(n > 1 ? base + proximityOf(ctx, slot, m, words) * square : base, rank, slot)
+      heap.offer(base + proximityOf(ctx, slot, m, words) * square, rank, slot)
     }
   }
   heap.drainInto(out)
