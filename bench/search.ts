@@ -257,17 +257,18 @@ async function measureLocal (dataDir: string, n: number, perShape: number, seed:
   return local
 }
 
-/**
- * The same catalog for the baseline build, in a directory of its own, indexed by that build's
- * own indexer: an engine in another layout drops an index it cannot read, so sharing one
- * directory would wipe this build's index (or hand the baseline an empty one).
- */
 /** The embedded engine's module in a baseline build: under search/embedded/, or search/sqlite/ before the rename. */
 function baselineEngineModule (root: string): string {
   const dist = join(root, 'dist', 'src', 'search')
   return [join(dist, 'embedded', 'engine.js'), join(dist, 'sqlite', 'engine.js')].find((path) => existsSync(path)) as string
 }
 
+/**
+ * The same catalog for the baseline build, in a directory of its own, indexed by that build's
+ * own indexer: an engine in another layout drops an index it cannot read, so sharing one
+ * directory would wipe this build's index (or hand the baseline an empty one). A store in a
+ * layout the baseline cannot read is written again by the baseline's store.
+ */
 async function baselineCopy (dataDir: string, root: string, n: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'x402-bench-baseline-'))
   cpSync(dataDir, dir, { recursive: true })
@@ -277,7 +278,19 @@ async function baselineCopy (dataDir: string, root: string, n: number): Promise<
   const indexerAt = [join(root, 'dist', 'indexer', 'indexer.js'), join(dist, 'indexer', 'indexer.js')].find((path) => existsSync(path)) as string
   const { Indexer: BaselineIndexer } = await import(indexerAt) as { Indexer: typeof Indexer }
   const { SqliteCatalogStore: Store } = await import(join(dist, 'store', 'sqlite', 'store.js')) as { SqliteCatalogStore: typeof SqliteCatalogStore }
-  const store = new Store(dir)
+  let store: SqliteCatalogStore
+  try {
+    store = new Store(dir)
+  } catch (err) {
+    // A build from before this store layout refuses the copy: it stores the same generated
+    // services itself (its own seed records), as measureSize does for this build.
+    log(`${n}: the baseline cannot open this build's store (${(err as Error).message}); it stores the services itself`)
+    rmSync(dir, { recursive: true, force: true })
+    const { seedRecords: baselineRecords } = await import(join(dist, 'domain', 'seed.js')) as { seedRecords: typeof seedRecords }
+    const entries = generateServices(n, Number(args.seed))
+    store = new Store(dir)
+    for (let i = 0; i < n; i += 10_000) await store.insertServices(baselineRecords(entries.slice(i, i + 10_000), new Date().toISOString()))
+  }
   const engine = new Engine(dir)
   await new BaselineIndexer({ store, engine, tokenizer: await loadTokenizer(), logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 }).reindex()
   await engine.close()
