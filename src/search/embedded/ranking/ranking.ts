@@ -155,42 +155,71 @@ function facetsOf (index: MemoryIndex, docs: Uint32Array, fields: readonly Facet
   return Object.fromEntries(asked.map((field) => [field, counts[DIMENSION_OF[field]] ?? {}]))
 }
 
-/** Adds a bit vector to the bit-sliced counters planes[o …]: one count per bit position. */
-function add (planes: Int32Array, o: number, x: number): void {
-  for (let p = o; x !== 0; p++) {
-    const carry = (planes[p] as number) & x
-    planes[p] = (planes[p] as number) ^ x
-    x = carry
-  }
-}
-
-/** The largest value of a rule's count (not the tier's: cut makes its two buckets) for an n-word query, in a bucket of documents matching `words` of them. */
+/** The largest value of a rule's count cut in bit planes (proximity, typo, attribute, exactness) for an n-word query, in a bucket of documents matching `words` of them. */
 function maxValue (rule: number, n: number, words: number): number {
-  return rule === WORDS ? n - 1 : rule === PROXIMITY ? MAX_DISTANCE * (words - 1) : 2 * n
+  return rule === PROXIMITY ? MAX_DISTANCE * (words - 1) : 2 * n
 }
 
 /** Per rule counted over two word sets (typo, attribute, exactness): the sets a word's match must also be in. */
 const SECOND_SET = [-1, -1, NO_TYPO, -1, NAME, EXACT]
 const THIRD_SET = [-1, -1, ONE_TYPO, -1, NAME_OR_CATEGORY, EXPANDED]
 
-/** Bit planes of a rule's count for block i (every document of the block at once; not the tier's). */
-function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number, width: number, within: number): void {
-  // Not fill(): a builtin call per block costs more than the block's whole count. No count
-  // exceeds the rule's maximum (words missing: counted for the bucket's documents only),
-  // so no carry reaches past `width` planes.
-  for (let p = o; p < o + width; p++) planes[p] = 0
+/**
+ * Bit planes of a rule's count for block i (every document of the block at once): typo,
+ * attribute or exactness. The planes are summed in locals, one carry chain per vector added, and stored once:
+ * adding into the array cost a load and a store per carry step. No count exceeds 2 × 32 (< 2^7).
+ */
+function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number): void {
   const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
   const second = SECOND_SET[rule] as number
   const third = THIRD_SET[rule] as number
+  let c0 = 0
+  let c1 = 0
+  let c2 = 0
+  let c3 = 0
+  let c4 = 0
+  let c5 = 0
+  let c6 = 0
   for (let w = 0; w < bits.length; w++) {
     if (((counted >>> w) & 1) === 0) continue
     const b = bits[w] as Uint32Array
     const any = b[i] as number
-    if (rule === WORDS) { add(planes, o, within & ~any); continue }
-    add(planes, o, any & ~(b[(offsets[w * SETS + second] as number) + i] as number))
-    add(planes, o, any & ~(b[(offsets[w * SETS + third] as number) + i] as number))
+    // The documents matching the word outside its second set, then outside its third.
+    for (let k = 0; k < 2; k++) {
+      let x = any & ~(b[(offsets[w * SETS + (k === 0 ? second : third)] as number) + i] as number)
+      let carry = c0 & x
+      c0 ^= x
+      x = carry
+      if (x === 0) continue
+      carry = c1 & x
+      c1 ^= x
+      x = carry
+      if (x === 0) continue
+      carry = c2 & x
+      c2 ^= x
+      x = carry
+      if (x === 0) continue
+      carry = c3 & x
+      c3 ^= x
+      x = carry
+      if (x === 0) continue
+      carry = c4 & x
+      c4 ^= x
+      x = carry
+      if (x === 0) continue
+      carry = c5 & x
+      c5 ^= x
+      c6 ^= carry
+    }
   }
+  planes[o] = c0
+  planes[o + 1] = c1
+  planes[o + 2] = c2
+  planes[o + 3] = c3
+  planes[o + 4] = c4
+  planes[o + 5] = c5
+  planes[o + 6] = c6
 }
 
 /**
@@ -292,6 +321,7 @@ function equalTo (planes: Int32Array, o: number, width: number, within: number, 
  * bucket sort: a rule's count per document is a few bitwise operations per 32 documents
  * (bit-sliced counters); a rule on which the whole bucket ties is skipped; buckets are made
  * in the rule's order, one pass each, only until the page is full, and each is cut further.
+ * The words rule counts in each bucket's pass (byWords), the others into bit planes first.
  * Proximity's count is per document (positions) but cut the same way, so the rules after it
  * stay bitwise; a small bucket, and trust and id, are ranked per document (rankDocuments).
  */
@@ -338,15 +368,9 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const all = rule === WORDS ? n : words
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
-    if (rule === WORDS && n === 2) {
-      // Two words, fewer documents with both than the page needs: those, then every other
-      // document (each has one), with no bit planes (half of the two-word queries get here).
-      if (count > 0) cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, count, rule + 1, 2, out)
-      restInPlace(set, child, lo, hi, ctx.scratch.span)
-      cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, size - count, need - count, rule + 1, 1, out)
-      return
-    }
+    if (rule === WORDS) { byWords(ctx, level, set, lo, hi, size, need, count, out); return }
   }
+  if (rule === WORDS) { byWords(ctx, level, set, lo, hi, size, need, -1, out); return }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
@@ -363,7 +387,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const within = set[i] as number
     if (within === 0) { child[i] = 0; continue }
     const o = i * PLANES
-    if (rule === PROXIMITY) proximityPlanesAt(ctx, i, planes, o, width, within); else planesAt(ctx, rule, i, planes, o, width, within)
+    if (rule === PROXIMITY) proximityPlanesAt(ctx, i, planes, o, width, within); else planesAt(ctx, rule, i, planes, o)
     let zero = within
     for (let p = 0; p < width; p++) {
       const plane = planes[o + p] as number
@@ -376,7 +400,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   }
   if ((set1 & set0) === 0) {
     // Every document of the bucket has the same count (set1): the rule cannot order them.
-    cut(ctx, level, set, lo, hi, size, need, rule + 1, rule === WORDS ? n - set1 : words, out)
+    cut(ctx, level, set, lo, hi, size, need, rule + 1, words, out)
     return
   }
   // Buckets in the rule's order, each found by one pass; only those the page reaches are made.
@@ -396,7 +420,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     if (count === 0) continue
     left -= count
     const take = Math.min(need, count)
-    cut(ctx, level + 1, child, first, last, count, take, rule + 1, rule === WORDS ? n - v : words, out)
+    cut(ctx, level + 1, child, first, last, count, take, rule + 1, words, out)
     need -= take
   }
 }
@@ -412,6 +436,85 @@ function restInPlace (set: Uint32Array, child: Uint32Array, lo: number, hi: numb
   }
   span[0] = first
   span[1] = last
+}
+
+/**
+ * The words rule's buckets (all words, all but one, …), each found by one pass that counts a
+ * document's words in locals, only until the page is full: most pages fill from the first or
+ * second bucket, and bit planes of the count for every block (written, then read once per
+ * bucket) were a quarter of a three-word query's ranking. `zero`: the first bucket's size when
+ * zeroPass already left it in the child bucket (its span in scratch.span), else -1.
+ */
+function byWords (ctx: Context, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, zero: number, out: number[]): void {
+  const { n } = ctx
+  const child = ctx.scratch.bucket(level + 1)
+  const span = ctx.scratch.span
+  for (let v = 0, left = size; v < n && need > 0 && left > 0; v++) {
+    let count: number
+    if (v === 0 && zero >= 0) count = zero
+    else if (n === 2 && v === 1) {
+      // The rest (each holds one word): the bucket of both words, still in `child`, taken out.
+      restInPlace(set, child, lo, hi, span)
+      count = left
+    } else count = wordsPass(ctx, set, child, lo, hi, n - v)
+    if (count === 0) continue
+    // Every document holds as many words: the rule cannot order them.
+    if (count === size) { cut(ctx, level, set, lo, hi, size, need, WORDS + 1, n - v, out); return }
+    left -= count
+    const take = Math.min(need, count)
+    cut(ctx, level + 1, child, span[0] as number, span[1] as number, count, take, WORDS + 1, n - v, out)
+    need -= take
+  }
+}
+
+/** The documents of blocks lo…hi of `set` that match exactly `k` query words, into `into`; their number (first and last blocks in scratch.span). */
+function wordsPass (ctx: Context, set: Uint32Array, into: Uint32Array, lo: number, hi: number, k: number): number {
+  const { bits } = ctx
+  let count = 0
+  let first = -1
+  let last = -1
+  for (let i = lo; i <= hi; i++) {
+    const within = set[i] as number
+    let m = 0
+    if (within !== 0) {
+      // The count's bit planes (at most 32 words: 6 planes), a carry chain per word.
+      let c0 = 0
+      let c1 = 0
+      let c2 = 0
+      let c3 = 0
+      let c4 = 0
+      let c5 = 0
+      for (let w = 0; w < bits.length; w++) {
+        let x = ((bits[w] as Uint32Array)[i] as number) & within
+        let carry = c0 & x
+        c0 ^= x
+        x = carry
+        if (x === 0) continue
+        carry = c1 & x
+        c1 ^= x
+        x = carry
+        if (x === 0) continue
+        carry = c2 & x
+        c2 ^= x
+        x = carry
+        if (x === 0) continue
+        carry = c3 & x
+        c3 ^= x
+        x = carry
+        if (x === 0) continue
+        carry = c4 & x
+        c4 ^= x
+        c5 ^= carry
+      }
+      m = within & ((k & 1) !== 0 ? c0 : ~c0) & ((k & 2) !== 0 ? c1 : ~c1) & ((k & 4) !== 0 ? c2 : ~c2) &
+        ((k & 8) !== 0 ? c3 : ~c3) & ((k & 16) !== 0 ? c4 : ~c4) & ((k & 32) !== 0 ? c5 : ~c5)
+    }
+    into[i] = m
+    if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
+  }
+  ctx.scratch.span[0] = first
+  ctx.scratch.span[1] = last
+  return count
 }
 
 /**
