@@ -31,6 +31,11 @@ export class TopHeap {
     return this.#size >= this.#need
   }
 
+  /** The worst kept key once full (a document with a larger key is not kept), Infinity before. */
+  get worstKey (): number {
+    return this.#size < this.#need ? Infinity : this.#key[0] as number
+  }
+
   /** Whether a document at (key, rank) would be kept now (ranks are distinct). */
   admits (key: number, rank: number): boolean {
     if (this.#size < this.#need) return true
