@@ -502,27 +502,37 @@ function wordsPass (ctx: Context, set: Uint32Array, into: Uint32Array, lo: numbe
       let c3 = 0
       let c4 = 0
       let c5 = 0
-      for (let w = 0; w < bits.length; w++) {
-        let x = ((bits[w] as Uint32Array)[i] as number) & within
-        let carry = c0 & x
-        c0 ^= x
-        x = carry
-        if (x === 0) continue
-        carry = c1 & x
-        c1 ^= x
-        x = carry
-        if (x === 0) continue
-        carry = c2 & x
-        c2 ^= x
-        x = carry
-        if (x === 0) continue
-        carry = c3 & x
-        c3 ^= x
-        x = carry
-        if (x === 0) continue
-        carry = c4 & x
-        c4 ^= x
-        c5 ^= carry
+      if (bits.length <= 3) {
+        // Counts up to 3 fit two planes: no carry leaves the second, and no branch (the
+        // chain's early exits are taken at random, document by document).
+        for (let w = 0; w < bits.length; w++) {
+          const x = ((bits[w] as Uint32Array)[i] as number) & within
+          c1 |= c0 & x
+          c0 ^= x
+        }
+      } else {
+        for (let w = 0; w < bits.length; w++) {
+          let x = ((bits[w] as Uint32Array)[i] as number) & within
+          let carry = c0 & x
+          c0 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c1 & x
+          c1 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c2 & x
+          c2 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c3 & x
+          c3 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c4 & x
+          c4 ^= x
+          c5 ^= carry
+        }
       }
       m = within & ((k & 1) !== 0 ? c0 : ~c0) & ((k & 2) !== 0 ? c1 : ~c1) & ((k & 4) !== 0 ? c2 : ~c2) &
         ((k & 8) !== 0 ? c3 : ~c3) & ((k & 16) !== 0 ? c4 : ~c4) & ((k & 32) !== 0 ? c5 : ~c5)
