@@ -380,8 +380,10 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
     if (rule === WORDS) { byWords(ctx, level, set, lo, hi, size, need, count, out); return }
+    if (words === 1 && rule !== PROXIMITY) { byOneWordCount(ctx, rule, level, set, lo, hi, size, need, count, out); return }
   }
   if (rule === WORDS) { byWords(ctx, level, set, lo, hi, size, need, everyWord, out); return }
+  if (words === 1 && rule !== PROXIMITY) { byOneWordCount(ctx, rule, level, set, lo, hi, size, need, -1, out); return }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
@@ -483,6 +485,63 @@ function byWords (ctx: Context, level: number, set: Uint32Array, lo: number, hi:
     cut(ctx, level + 1, child, span[0] as number, span[1] as number, count, take, WORDS + 1, n - v, out)
     need -= take
   }
+}
+
+/**
+ * Typo, attribute or exactness over documents that each match one query word: a count of 0,
+ * 1 or 2, each bucket found by one pass that counts in locals, only until the page is full
+ * (as byWords), rather than bit planes for every block first. Two-word queries whose words
+ * seldom meet fill most of their page from such a bucket. `zero` as for byWords.
+ */
+function byOneWordCount (ctx: Context, rule: number, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, zero: number, out: number[]): void {
+  const child = ctx.scratch.bucket(level + 1)
+  const span = ctx.scratch.span
+  for (let v = 0, left = size; v <= 2 && need > 0 && left > 0; v++) {
+    const count = v === 0 && zero >= 0 ? zero : oneWordPass(ctx, rule, set, child, lo, hi, v)
+    if (count === 0) continue
+    if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, 1, out); return }
+    left -= count
+    const take = Math.min(need, count)
+    cut(ctx, level + 1, child, span[0] as number, span[1] as number, count, take, rule + 1, 1, out)
+    need -= take
+  }
+}
+
+/** The documents of blocks lo…hi of `set` (each matching one word) whose count for `rule` is v, into `into`; their number (span in scratch.span). */
+function oneWordPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number, v: number): number {
+  const { bits, offsets } = ctx
+  const counted = ctx.counted[rule] as number
+  const second = SECOND_SET[rule] as number
+  const third = THIRD_SET[rule] as number
+  let count = 0
+  let first = -1
+  let last = -1
+  for (let i = lo; i <= hi; i++) {
+    const within = set[i] as number
+    let m = 0
+    if (within !== 0) {
+      // At most 2 (one word, two sets): two planes, no carry out of the second.
+      let c0 = 0
+      let c1 = 0
+      for (let w = 0; w < bits.length; w++) {
+        if (((counted >>> w) & 1) === 0) continue
+        const b = bits[w] as Uint32Array
+        const any = b[i] as number
+        let x = any & ~(b[(offsets[w * SETS + second] as number) + i] as number)
+        c1 |= c0 & x
+        c0 ^= x
+        x = any & ~(b[(offsets[w * SETS + third] as number) + i] as number)
+        c1 |= c0 & x
+        c0 ^= x
+      }
+      m = within & ((v & 1) !== 0 ? c0 : ~c0) & ((v & 2) !== 0 ? c1 : ~c1)
+    }
+    into[i] = m
+    if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
+  }
+  ctx.scratch.span[0] = first
+  ctx.scratch.span[1] = last
+  return count
 }
 
 /** The documents of blocks lo…hi of `set` that match exactly `k` query words, into `into`; their number (first and last blocks in scratch.span). */
