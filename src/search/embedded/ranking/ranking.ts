@@ -153,7 +153,7 @@ interface Context {
   everyFirst: number
   everyLast: number
   /** Proximity's arrays (wordPositions), gathered when a document's proximity is first read. */
-  positions?: { rankBases: Uint32Array[], positions: Uint16Array[] }
+  positions?: { rankBases: Uint32Array[], positions: Array<Uint16Array | undefined> }
 }
 
 /** The facet fields as the columns' dimensions. */
@@ -662,8 +662,8 @@ function proximityOf (ctx: Context, slot: number, m: number, words: number): num
   let saved = 0
   for (let w = 0; w + 1 < n; w++) {
     if (((m >>> w) & 3) !== 3) continue
-    const positionsA = positions[w] as Uint16Array
-    const positionsC = positions[w + 1] as Uint16Array
+    const positionsA = positions[w] ??= (ctx.sets[w] as WordSets).positions
+    const positionsC = positions[w + 1] ??= (ctx.sets[w + 1] as WordSets).positions
     // The document's triple in each word's positions: its rank among the word's matches.
     const pa = (((rankBases[w] as Uint32Array)[i] as number) + popcount(((bits[w] as Uint32Array)[i] as number) & below)) * ATTRIBUTES
     const pc = (((rankBases[w + 1] as Uint32Array)[i] as number) + popcount(((bits[w + 1] as Uint32Array)[i] as number) & below)) * ATTRIBUTES
@@ -682,9 +682,12 @@ function proximityOf (ctx: Context, slot: number, m: number, words: number): num
   return MAX_DISTANCE * (words - 1) - saved
 }
 
-/** Each query word's match ranks per block and first positions (WordSets), gathered on first use. */
-function wordPositions (ctx: Context): { rankBases: Uint32Array[], positions: Uint16Array[] } {
-  return (ctx.positions ??= { rankBases: mapPacked(ctx.sets, (sets) => sets.rankBase), positions: mapPacked(ctx.sets, (sets) => sets.positions) })
+/**
+ * Each query word's match ranks per block, and its first positions once a document's pair
+ * needs them (WordSets builds them on first use: a word whose pairs never meet costs none).
+ */
+function wordPositions (ctx: Context): { rankBases: Uint32Array[], positions: Array<Uint16Array | undefined> } {
+  return (ctx.positions ??= { rankBases: mapPacked(ctx.sets, (sets) => sets.rankBase), positions: mapPacked(ctx.sets, () => undefined) })
 }
 
 const scratchMasks = new Int32Array(8)
