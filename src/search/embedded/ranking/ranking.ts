@@ -174,62 +174,31 @@ function maxValue (rule: number, n: number, words: number): number {
 const SECOND_SET = [-1, -1, NO_TYPO, -1, NAME, EXACT]
 const THIRD_SET = [-1, -1, ONE_TYPO, -1, NAME_OR_CATEGORY, EXPANDED]
 
-/**
- * Bit planes of a rule's count for block i (every document of the block at once): typo,
- * attribute or exactness. The planes are summed in locals, one carry chain per vector added, and stored once:
- * adding into the array cost a load and a store per carry step. No count exceeds 2 × 32 (< 2^7).
- */
-function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number): void {
+/** Adds a bit vector to the bit-sliced counters planes[o …]: one count per bit position. */
+function add (planes: Int32Array, o: number, x: number): void {
+  for (let p = o; x !== 0; p++) {
+    const carry = (planes[p] as number) & x
+    planes[p] = (planes[p] as number) ^ x
+    x = carry
+  }
+}
+
+/** Bit planes of a rule's count for block i (every document of the block at once): typo, attribute or exactness. */
+function planesAt (ctx: Context, rule: number, i: number, planes: Int32Array, o: number, width: number): void {
+  // Not fill(): a builtin call per block costs more than the block's whole count. No count
+  // exceeds the rule's maximum, so no carry reaches past `width` planes.
+  for (let p = o; p < o + width; p++) planes[p] = 0
   const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
   const second = SECOND_SET[rule] as number
   const third = THIRD_SET[rule] as number
-  let c0 = 0
-  let c1 = 0
-  let c2 = 0
-  let c3 = 0
-  let c4 = 0
-  let c5 = 0
-  let c6 = 0
   for (let w = 0; w < bits.length; w++) {
     if (((counted >>> w) & 1) === 0) continue
     const b = bits[w] as Uint32Array
     const any = b[i] as number
-    // The documents matching the word outside its second set, then outside its third.
-    for (let k = 0; k < 2; k++) {
-      let x = any & ~(b[(offsets[w * SETS + (k === 0 ? second : third)] as number) + i] as number)
-      let carry = c0 & x
-      c0 ^= x
-      x = carry
-      if (x === 0) continue
-      carry = c1 & x
-      c1 ^= x
-      x = carry
-      if (x === 0) continue
-      carry = c2 & x
-      c2 ^= x
-      x = carry
-      if (x === 0) continue
-      carry = c3 & x
-      c3 ^= x
-      x = carry
-      if (x === 0) continue
-      carry = c4 & x
-      c4 ^= x
-      x = carry
-      if (x === 0) continue
-      carry = c5 & x
-      c5 ^= x
-      c6 ^= carry
-    }
+    add(planes, o, any & ~(b[(offsets[w * SETS + second] as number) + i] as number))
+    add(planes, o, any & ~(b[(offsets[w * SETS + third] as number) + i] as number))
   }
-  planes[o] = c0
-  planes[o + 1] = c1
-  planes[o + 2] = c2
-  planes[o + 3] = c3
-  planes[o + 4] = c4
-  planes[o + 5] = c5
-  planes[o + 6] = c6
 }
 
 /**
@@ -331,7 +300,8 @@ function equalTo (planes: Int32Array, o: number, width: number, within: number, 
  * bucket sort: a rule's count per document is a few bitwise operations per 32 documents
  * (bit-sliced counters); a rule on which the whole bucket ties is skipped; buckets are made
  * in the rule's order, one pass each, only until the page is full, and each is cut further.
- * The words rule counts in each bucket's pass (byWords), the others into bit planes first.
+ * The words rule, and a count of 0–2 over documents matching one word, count in each
+ * bucket's pass (byCounts); the others go into bit planes first.
  * Proximity's count is per document (positions) but cut the same way, so the rules after it
  * stay bitwise; a small bucket, and trust and id, are ranked per document (rankDocuments).
  */
@@ -379,11 +349,9 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const all = rule === WORDS ? n : words
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
-    if (rule === WORDS) { byWords(ctx, level, set, lo, hi, size, need, count, out); return }
-    if (words === 1 && rule !== PROXIMITY) { byOneWordCount(ctx, rule, level, set, lo, hi, size, need, count, out); return }
+    if (rule === WORDS || (words === 1 && rule !== PROXIMITY)) { byCounts(ctx, rule, level, set, lo, hi, size, need, count, out); return }
   }
-  if (rule === WORDS) { byWords(ctx, level, set, lo, hi, size, need, everyWord, out); return }
-  if (words === 1 && rule !== PROXIMITY) { byOneWordCount(ctx, rule, level, set, lo, hi, size, need, -1, out); return }
+  if (rule === WORDS || (words === 1 && rule !== PROXIMITY)) { byCounts(ctx, rule, level, set, lo, hi, size, need, everyWord, out); return }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
@@ -400,7 +368,7 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
     const within = set[i] as number
     if (within === 0) { child[i] = 0; continue }
     const o = i * PLANES
-    if (rule === PROXIMITY) proximityPlanesAt(ctx, i, planes, o, width, within); else planesAt(ctx, rule, i, planes, o)
+    if (rule === PROXIMITY) proximityPlanesAt(ctx, i, planes, o, width, within); else planesAt(ctx, rule, i, planes, o, width)
     let zero = within
     for (let p = 0; p < width; p++) {
       const plane = planes[o + p] as number
@@ -459,60 +427,52 @@ function restInPlace (set: Uint32Array, child: Uint32Array, lo: number, hi: numb
 }
 
 /**
- * The words rule's buckets (all words, all but one, …), each found by one pass that counts a
- * document's words in locals, only until the page is full: most pages fill from the first or
- * second bucket, and bit planes of the count for every block (written, then read once per
- * bucket) were a quarter of a three-word query's ranking. `zero`: the first bucket's size when
- * zeroPass already left it in the child bucket (its span in scratch.span), else -1.
+ * A rule's buckets each found by one pass that counts in locals (countPass), only until the
+ * page is full, rather than bit planes of the count for every block first (written, then read
+ * once per bucket): the words rule's (all words, all but one, …), and typo, attribute or
+ * exactness over documents that each match one word (a count of 0, 1 or 2). Most pages fill
+ * from the first or second bucket; the words rule's planes were a quarter of a three-word
+ * query's ranking, and two-word queries whose words seldom meet fill most of their page from
+ * documents holding one. `zero`: the first bucket's size when it is already in the child
+ * bucket (zeroPass, or rank's pass; its span in scratch.span), else -1.
  */
-function byWords (ctx: Context, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, zero: number, out: number[]): void {
+function byCounts (ctx: Context, rule: number, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, zero: number, out: number[]): void {
   const { n } = ctx
   const child = ctx.scratch.bucket(level + 1)
   const span = ctx.scratch.span
-  for (let v = 0, left = size; v < n && need > 0 && left > 0; v++) {
+  const values = rule === WORDS ? n : 3
+  for (let v = 0, left = size; v < values && need > 0 && left > 0; v++) {
     let count: number
     if (v === 0 && zero >= 0) count = zero
-    else if (n === 2 && v === 1) {
+    else if (rule === WORDS && n === 2 && v === 1) {
       // The rest (each holds one word): the bucket of both words, still in `child`, taken out.
       restInPlace(set, child, lo, hi, span)
       count = left
-    } else count = wordsPass(ctx, set, child, lo, hi, n - v)
+    } else count = countPass(ctx, rule, set, child, lo, hi, v)
     if (count === 0) continue
-    // Every document holds as many words: the rule cannot order them.
-    if (count === size) { cut(ctx, level, set, lo, hi, size, need, WORDS + 1, n - v, out); return }
+    const words = rule === WORDS ? n - v : 1
+    // Every document counts the same: the rule cannot order them.
+    if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, words, out); return }
     left -= count
     const take = Math.min(need, count)
-    cut(ctx, level + 1, child, span[0] as number, span[1] as number, count, take, WORDS + 1, n - v, out)
+    cut(ctx, level + 1, child, span[0] as number, span[1] as number, count, take, rule + 1, words, out)
     need -= take
   }
 }
 
 /**
- * Typo, attribute or exactness over documents that each match one query word: a count of 0,
- * 1 or 2, each bucket found by one pass that counts in locals, only until the page is full
- * (as byWords), rather than bit planes for every block first. Two-word queries whose words
- * seldom meet fill most of their page from such a bucket. `zero` as for byWords.
+ * The documents of blocks lo…hi of `set` whose count for `rule` is v, into `into`; their
+ * number (first and last blocks in scratch.span). The words rule counts the words a document
+ * misses; the others, over documents matching one word, its matches outside the rule's
+ * second and third sets.
  */
-function byOneWordCount (ctx: Context, rule: number, level: number, set: Uint32Array, lo: number, hi: number, size: number, need: number, zero: number, out: number[]): void {
-  const child = ctx.scratch.bucket(level + 1)
-  const span = ctx.scratch.span
-  for (let v = 0, left = size; v <= 2 && need > 0 && left > 0; v++) {
-    const count = v === 0 && zero >= 0 ? zero : oneWordPass(ctx, rule, set, child, lo, hi, v)
-    if (count === 0) continue
-    if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, 1, out); return }
-    left -= count
-    const take = Math.min(need, count)
-    cut(ctx, level + 1, child, span[0] as number, span[1] as number, count, take, rule + 1, 1, out)
-    need -= take
-  }
-}
-
-/** The documents of blocks lo…hi of `set` (each matching one word) whose count for `rule` is v, into `into`; their number (span in scratch.span). */
-function oneWordPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number, v: number): number {
+function countPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number, v: number): number {
   const { bits, offsets } = ctx
   const counted = ctx.counted[rule] as number
   const second = SECOND_SET[rule] as number
   const third = THIRD_SET[rule] as number
+  // The words rule's bucket v holds exactly n - v words.
+  const k = bits.length - v
   let count = 0
   let first = -1
   let last = -1
@@ -520,81 +480,62 @@ function oneWordPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32
     const within = set[i] as number
     let m = 0
     if (within !== 0) {
-      // At most 2 (one word, two sets): two planes, no carry out of the second.
-      let c0 = 0
-      let c1 = 0
-      for (let w = 0; w < bits.length; w++) {
-        if (((counted >>> w) & 1) === 0) continue
-        const b = bits[w] as Uint32Array
-        const any = b[i] as number
-        let x = any & ~(b[(offsets[w * SETS + second] as number) + i] as number)
-        c1 |= c0 & x
-        c0 ^= x
-        x = any & ~(b[(offsets[w * SETS + third] as number) + i] as number)
-        c1 |= c0 & x
-        c0 ^= x
-      }
-      m = within & ((v & 1) !== 0 ? c0 : ~c0) & ((v & 2) !== 0 ? c1 : ~c1)
-    }
-    into[i] = m
-    if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
-  }
-  ctx.scratch.span[0] = first
-  ctx.scratch.span[1] = last
-  return count
-}
-
-/** The documents of blocks lo…hi of `set` that match exactly `k` query words, into `into`; their number (first and last blocks in scratch.span). */
-function wordsPass (ctx: Context, set: Uint32Array, into: Uint32Array, lo: number, hi: number, k: number): number {
-  const { bits } = ctx
-  let count = 0
-  let first = -1
-  let last = -1
-  for (let i = lo; i <= hi; i++) {
-    const within = set[i] as number
-    let m = 0
-    if (within !== 0) {
-      // The count's bit planes (at most 32 words: 6 planes), a carry chain per word.
+      // The count's bit planes (at most 32 words: 6 planes). Counts up to 3 fit two planes
+      // with no carry out of the second, and no branch (a carry chain's early exits are taken
+      // at random, document by document).
       let c0 = 0
       let c1 = 0
       let c2 = 0
       let c3 = 0
       let c4 = 0
       let c5 = 0
-      if (bits.length <= 3) {
-        // Counts up to 3 fit two planes: no carry leaves the second, and no branch (the
-        // chain's early exits are taken at random, document by document).
+      if (rule !== WORDS) {
         for (let w = 0; w < bits.length; w++) {
-          const x = ((bits[w] as Uint32Array)[i] as number) & within
+          if (((counted >>> w) & 1) === 0) continue
+          const b = bits[w] as Uint32Array
+          const any = b[i] as number
+          let x = any & ~(b[(offsets[w * SETS + second] as number) + i] as number)
+          c1 |= c0 & x
+          c0 ^= x
+          x = any & ~(b[(offsets[w * SETS + third] as number) + i] as number)
           c1 |= c0 & x
           c0 ^= x
         }
+        m = within & ((v & 1) !== 0 ? c0 : ~c0) & ((v & 2) !== 0 ? c1 : ~c1)
       } else {
-        for (let w = 0; w < bits.length; w++) {
-          let x = ((bits[w] as Uint32Array)[i] as number) & within
-          let carry = c0 & x
-          c0 ^= x
-          x = carry
-          if (x === 0) continue
-          carry = c1 & x
-          c1 ^= x
-          x = carry
-          if (x === 0) continue
-          carry = c2 & x
-          c2 ^= x
-          x = carry
-          if (x === 0) continue
-          carry = c3 & x
-          c3 ^= x
-          x = carry
-          if (x === 0) continue
-          carry = c4 & x
-          c4 ^= x
-          c5 ^= carry
+        if (bits.length <= 3) {
+          for (let w = 0; w < bits.length; w++) {
+            const x = ((bits[w] as Uint32Array)[i] as number) & within
+            c1 |= c0 & x
+            c0 ^= x
+          }
+        } else {
+          for (let w = 0; w < bits.length; w++) {
+            let x = ((bits[w] as Uint32Array)[i] as number) & within
+            let carry = c0 & x
+            c0 ^= x
+            x = carry
+            if (x === 0) continue
+            carry = c1 & x
+            c1 ^= x
+            x = carry
+            if (x === 0) continue
+            carry = c2 & x
+            c2 ^= x
+            x = carry
+            if (x === 0) continue
+            carry = c3 & x
+            c3 ^= x
+            x = carry
+            if (x === 0) continue
+            carry = c4 & x
+            c4 ^= x
+            c5 ^= carry
+          }
         }
+        m = within & ((k & 1) !== 0 ? c0 : ~c0) & ((k & 2) !== 0 ? c1 : ~c1) & ((k & 4) !== 0 ? c2 : ~c2) &
+          ((k & 8) !== 0 ? c3 : ~c3) & ((k & 16) !== 0 ? c4 : ~c4) & ((k & 32) !== 0 ? c5 : ~c5)
       }
-      m = within & ((k & 1) !== 0 ? c0 : ~c0) & ((k & 2) !== 0 ? c1 : ~c1) & ((k & 4) !== 0 ? c2 : ~c2) &
-        ((k & 8) !== 0 ? c3 : ~c3) & ((k & 16) !== 0 ? c4 : ~c4) & ((k & 32) !== 0 ? c5 : ~c5)
     }
     into[i] = m
     if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
