@@ -463,8 +463,8 @@ function byCounts (ctx: Context, rule: number, level: number, set: Uint32Array, 
 /**
  * The documents of blocks lo…hi of `set` whose count for `rule` is v, into `into`; their
  * number (first and last blocks in scratch.span). The words rule counts the words a document
- * misses; the others, over documents matching one word, its matches outside the rule's
- * second and third sets.
+ * holds (its bucket v holds n - v); the others, over documents matching one word, that word's
+ * matches outside the rule's second and third sets.
  */
 function countPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Array, lo: number, hi: number, v: number): number {
   const { bits, offsets } = ctx
