@@ -221,10 +221,11 @@ test('ranking: every page is the slice of all matches sorted by their criteria, 
       return r < 0.5 ? { term, kind: 'exact', typos: 0 } : r < 0.7 ? { term, kind: 'prefix', typos: 0 } : r < 0.85 ? { term, kind: 'typo', typos: 1 } : { term, kind: 'synonym', typos: 0 }
     }
     const scratch = new Scratch()
-    for (let q = 0; q < 25; q++) {
-      const plan: PlannedWord[] = round % 2 === 1 && q % 2 === 0
+    // The last five queries of a round have four to six words (the words rule counted past two planes).
+    for (let q = 0; q < 30; q++) {
+      const plan: PlannedWord[] = round % 2 === 1 && q % 2 === 0 && q < 25
         ? ['omni', 'present', 'alpha'].slice(0, 1 + ((q / 2) % 3)).map((text) => ({ text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }] }))
-        : Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
+        : Array.from({ length: (q < 25 ? 1 : 4) + Math.floor(random() * 3) }, () => {
           const text = pick(vocabulary)
           return { text, candidates: [{ term: text, kind: 'exact' as const, typos: 0 }, ...Array.from({ length: Math.floor(random() * 3) }, () => candidate(pick(vocabulary)))] }
         })

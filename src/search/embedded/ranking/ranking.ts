@@ -344,14 +344,16 @@ function cut (ctx: Context, level: number, set: Uint32Array, lo: number, hi: num
   // bucket (a tie), the rule's planes and other buckets are never made. Not when it cannot
   // fill the page (its pass would be lost).
   const everyWord = level === 0 && rule === WORDS ? everyWordBucket(ctx) : -1
+  // Rules whose buckets are found by counting passes (byCounts) rather than bit planes.
+  const counting = rule === WORDS || (words === 1 && rule !== PROXIMITY)
   if (rule !== PROXIMITY && need < size && zeroBound(ctx, rule, words) >= need) {
     const count = everyWord >= 0 ? everyWord : zeroPass(ctx, rule, set, child, lo, hi)
     const all = rule === WORDS ? n : words
     if (count === size) { cut(ctx, level, set, lo, hi, size, need, rule + 1, all, out); return }
     if (count >= need) { cut(ctx, level + 1, child, ctx.scratch.span[0] as number, ctx.scratch.span[1] as number, count, need, rule + 1, all, out); return }
-    if (rule === WORDS || (words === 1 && rule !== PROXIMITY)) { byCounts(ctx, rule, level, set, lo, hi, size, need, count, out); return }
+    if (counting) { byCounts(ctx, rule, level, set, lo, hi, size, need, count, out); return }
   }
-  if (rule === WORDS || (words === 1 && rule !== PROXIMITY)) { byCounts(ctx, rule, level, set, lo, hi, size, need, everyWord, out); return }
+  if (counting) { byCounts(ctx, rule, level, set, lo, hi, size, need, everyWord, out); return }
   const top = maxValue(rule, n, words)
   const width = 32 - Math.clz32(top)
   const planes = ctx.scratch.planes(level)
