@@ -257,6 +257,11 @@ async function measureLocal (dataDir: string, n: number, perShape: number, seed:
   return local
 }
 
+/** Stores the generated services 10,000 at a time, through a build's store and seed records. */
+async function storeServices (store: SqliteCatalogStore, records: typeof seedRecords, entries: ReturnType<typeof generateServices>): Promise<void> {
+  for (let i = 0; i < entries.length; i += 10_000) await store.insertServices(records(entries.slice(i, i + 10_000), new Date().toISOString()))
+}
+
 /** The embedded engine's module in a baseline build: under search/embedded/, or search/sqlite/ before the rename. */
 function baselineEngineModule (root: string): string {
   const dist = join(root, 'dist', 'src', 'search')
@@ -269,7 +274,8 @@ function baselineEngineModule (root: string): string {
  * directory would wipe this build's index (or hand the baseline an empty one). A store in a
  * layout the baseline cannot read is written again by the baseline's store.
  */
-async function baselineCopy (dataDir: string, root: string, n: number): Promise<string> {
+async function baselineCopy (dataDir: string, root: string, entries: ReturnType<typeof generateServices>): Promise<string> {
+  const n = entries.length
   const dir = mkdtempSync(join(tmpdir(), 'x402-bench-baseline-'))
   cpSync(dataDir, dir, { recursive: true })
   const dist = join(root, 'dist', 'src')
@@ -287,9 +293,8 @@ async function baselineCopy (dataDir: string, root: string, n: number): Promise<
     log(`${n}: the baseline cannot open this build's store (${(err as Error).message}); it stores the services itself`)
     rmSync(dir, { recursive: true, force: true })
     const { seedRecords: baselineRecords } = await import(join(dist, 'domain', 'seed.js')) as { seedRecords: typeof seedRecords }
-    const entries = generateServices(n, Number(args.seed))
     store = new Store(dir)
-    for (let i = 0; i < n; i += 10_000) await store.insertServices(baselineRecords(entries.slice(i, i + 10_000), new Date().toISOString()))
+    await storeServices(store, baselineRecords, entries)
   }
   const engine = new Engine(dir)
   await new BaselineIndexer({ store, engine, tokenizer: await loadTokenizer(), logger: { info: () => {}, error: log, debug: () => {} }, batchSize: 500 }).reindex()
@@ -346,7 +351,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     let started = performance.now()
     const entries = generateServices(n, seed)
     const store = new SqliteCatalogStore(dataDir)
-    for (let i = 0; i < n; i += 10_000) await store.insertServices(seedRecords(entries.slice(i, i + 10_000), new Date().toISOString()))
+    await storeServices(store, seedRecords, entries)
     log(`${n}: stored in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     const tokenizer = await loadTokenizer()
     const engine = new EmbeddedSearchEngine(dataDir)
@@ -366,7 +371,7 @@ async function measureSize (n: number): Promise<SizeReport> {
     const local = await measureLocalInChild(dataDir, n, engineQueries, seed)
     // Absolute: the engine module is imported from dist/bench/, not from where the command runs.
     const baselineRoot = args.baseline === undefined ? undefined : resolve(args.baseline)
-    const baselineDir = baselineRoot === undefined ? undefined : await baselineCopy(dataDir, baselineRoot, n)
+    const baselineDir = baselineRoot === undefined ? undefined : await baselineCopy(dataDir, baselineRoot, entries)
     if (baselineDir !== undefined) process.on('exit', () => rmSync(baselineDir, { recursive: true, force: true }))
     const baselineLocal = baselineRoot === undefined || baselineDir === undefined ? undefined : await measureLocalInChild(baselineDir, n, engineQueries, seed, baselineEngineModule(baselineRoot))
 
