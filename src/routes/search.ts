@@ -16,11 +16,11 @@ function requireText (field: string, value: string): string {
 const wordsOf = (hit: SearchHit): string[] => [...new Set(hit.matchedTokens.map((m) => m.word))]
 
 /**
- * Sends an answer already written as JSON (the hits' services are the store's JSON text, not
- * serialized again). The typed reply accepts only the schema's value; Fastify sends a JSON
- * string as it is.
+ * Sends an answer already written as JSON bytes (the hits' services are the store's JSON, not
+ * serialized again). The typed reply accepts only the schema's value; Fastify sends a buffer
+ * as it is.
  */
-async function sendJson (reply: FastifyReply, write: (serializerOf: SerializerOf) => string): Promise<FastifyReply> {
+async function sendJson (reply: FastifyReply, write: (serializerOf: SerializerOf) => Buffer): Promise<FastifyReply> {
   const json = write((schema) => reply.compileSerializationSchema(schema))
   return await reply.type('application/json; charset=utf-8').send(json)
 }

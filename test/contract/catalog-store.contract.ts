@@ -565,13 +565,16 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     await store.insertServices(records)
     const expected = async (ids: readonly string[]): Promise<Array<{ id: string, json: string, uptimeScore: number | null }>> =>
       (await store.getServices(ids)).map((record) => ({ id: record.id, json: toServiceJson(record), uptimeScore: record.uptimeScore }))
+    // The JSON as text, to compare and to read: the port gives its UTF-8 bytes.
+    const read = async (ids: readonly string[]): Promise<Array<{ id: string, json: string, uptimeScore: number | null }>> =>
+      (await store.getServiceJson(ids)).map((item) => ({ ...item, json: new TextDecoder('utf-8', { fatal: true }).decode(item.json) }))
     const [a, b, c, d] = records as [ServiceRecord, ServiceRecord, ServiceRecord, ServiceRecord]
     const asked = [d.id, 'svc_missing', b.id, a.id, c.id]
     const same = async (why: string): Promise<void> => {
-      t.same(await store.getServiceJson(asked), await expected(asked), `${why}: a search page`)
+      t.same(await read(asked), await expected(asked), `${why}: a search page`)
       // More ids than a page holds (unknown ones among them): the same answer.
       const many = [...Array.from({ length: 150 }, (_, i) => `svc_unknown${i}`), ...records.map((r) => r.id).reverse()]
-      t.same(await store.getServiceJson(many), await expected(many), `${why}: more ids than a page`)
+      t.same(await read(many), await expected(many), `${why}: more ids than a page`)
     }
     t.same(await store.getServiceJson([]), [])
     t.same((await store.getServiceJson(asked)).map((item) => item.id), [d.id, b.id, a.id, c.id], 'in the order asked, unknown ids left out')
@@ -580,7 +583,7 @@ export function catalogStoreContract (t: Test, open: OpenStore, name?: NameStore
     await store.recordProbe(b.id, { checkedAt: NOW, httpStatus: 402, x402Version: 2, latencyMs: 3, answered402: true, matched: true, reason: 'matches', accepts: null },
       { failurePeriodMs: 0 }, null)
     await store.deleteService(c.id)
-    const [renamed, probed] = await store.getServiceJson([a.id, b.id, c.id])
+    const [renamed, probed] = await read([a.id, b.id, c.id])
     t.match(JSON.parse(renamed?.json ?? '{}'), { name: 'Renamed "quoted" \\ サービス', pricing: { pricePerRequest: '0.000001' } }, 'an update shows')
     t.match({ ...probed, json: JSON.parse(probed?.json ?? '{}') }, { uptimeScore: 100, json: { status: 'verified' } }, 'a probe\'s uptime and verdict show')
     t.equal((await store.getServiceJson([c.id])).length, 0, 'a deleted service is skipped')

@@ -36,16 +36,16 @@ const intentAnswers: Array<Case<IntentAnswer>> = [
 test('catalog and intent answers written around the stored service JSON are the bytes the schema\'s serializer writes', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
-  // Each answer twice: serialized by Fastify from whole services, and written from their JSON text.
+  // Each answer twice: serialized by Fastify from whole services, and written from their JSON bytes.
   const serializerOf = (reply: FastifyReply): SerializerOf => (schema: TSchema) => reply.compileSerializationSchema(schema)
   // One route per answer kind: /<name>/<case>/serialized or /written.
-  const route = <Answer extends { results: Array<{ service: unknown }> }>(name: string, schema: TSchema, answers: Array<Case<Answer>>, write: (answer: Answer, serializerOf: SerializerOf) => string): void => {
+  const route = <Answer extends { results: Array<{ service: unknown }> }>(name: string, schema: TSchema, answers: Array<Case<Answer>>, write: (answer: Answer, serializerOf: SerializerOf) => Buffer): void => {
     app.get(`/${name}/:i/:how`, { schema: { response: { 200: schema } } }, async (request, reply) => {
       const { i, how } = request.params as { i: string, how: string }
       const { hits, ...answer } = answers[Number(i)] as Case<Answer>
       if (how === 'serialized') return { ...answer, results: hits.map(([record, hit]) => ({ service: toService(record), ...hit })) }
       return await reply.type('application/json; charset=utf-8')
-        .send(write({ ...answer, results: hits.map(([record, hit]) => ({ service: toServiceJson(record), ...hit })) } as unknown as Answer, serializerOf(reply)))
+        .send(write({ ...answer, results: hits.map(([record, hit]) => ({ service: Buffer.from(toServiceJson(record)), ...hit })) } as unknown as Answer, serializerOf(reply)))
     })
   }
   route('catalog', CatalogSearchResponse, catalogAnswers, writeCatalogSearch)

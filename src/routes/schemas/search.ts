@@ -1,6 +1,6 @@
 /** Request and response schemas of the search endpoints (also their OpenAPI documentation). */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
-import { ServiceSchema, type ServiceJson } from '../../domain/service.js'
+import { ServiceSchema } from '../../domain/service.js'
 import { ListQueryProperties } from '../../domain/service-query.js'
 import { StringEnum } from '../../domain/string-enum.js'
 import { FACET_FIELDS, SEARCH_ATTRIBUTES, type FacetField, type MatchedToken, type MatchKind } from '../../search/search-engine.js'
@@ -99,27 +99,50 @@ const Removed = Type.Array(Type.String(), { description: 'Phrases taken out of t
 /** The serializer the route's own response would use for a schema (reply.compileSerializationSchema). */
 export type SerializerOf = (schema: TSchema) => (value: Record<string, unknown>) => string
 
-/** A search answer as the route has it: each result's service as the JSON text the store keeps. */
+/** A search answer as the route has it: each result's service as the JSON the store keeps (UTF-8). */
 export type AnswerOf<Before extends TProperties, Hit extends TProperties, After extends TProperties> =
-  Static<TObject<Before>> & Static<TObject<After>> & { results: Array<{ service: ServiceJson } & Static<TObject<Hit>>> }
+  Static<TObject<Before>> & Static<TObject<After>> & { results: Array<{ service: Uint8Array } & Static<TObject<Hit>>> }
+
+/**
+ * Strings and bytes joined as UTF-8 into one buffer, sized for the worst case (three bytes a
+ * UTF-16 unit) and cut to what was written.
+ */
+function joinUtf8 (parts: ReadonlyArray<string | Uint8Array>): Buffer {
+  let size = 0
+  for (const part of parts) size += typeof part === 'string' ? 3 * part.length : part.byteLength
+  const out = Buffer.allocUnsafe(size)
+  let at = 0
+  for (const part of parts) {
+    if (typeof part === 'string') at += out.write(part, at)
+    else {
+      out.set(part, at)
+      at += part.byteLength
+    }
+  }
+  return out.subarray(0, at)
+}
 
 /**
  * A search answer's schema, `before` properties, then `results` (each a service and `hit`'s
- * properties), then `after`; and `write`, which makes the answer's JSON with the service texts
- * as they are: each part written by its own part of the schema's serializer (which writes
- * only its properties, in order), joined, is what the whole schema's serializer writes.
+ * properties), then `after`; and `write`, which makes the answer's JSON with the services'
+ * bytes as they are: each part written by its own part of the schema's serializer (which
+ * writes only its properties, in order), joined, is what the whole schema's serializer writes.
  */
 function searchAnswer<Before extends TProperties, Hit extends TProperties, After extends TProperties> (before: Before, hit: Hit, after: After) {
   const parts = { before: Type.Object(before), hit: Type.Object(hit), after: Type.Object(after) }
   const schema = Type.Object({ ...before, results: Type.Array(Type.Object({ service: ServiceSchema, ...hit })), ...after })
-  function write (answer: AnswerOf<Before, Hit, After>, serializerOf: SerializerOf): string {
+  function write (answer: AnswerOf<Before, Hit, After>, serializerOf: SerializerOf): Buffer {
     const [head, writeHit, tail] = [serializerOf(parts.before)(answer), serializerOf(parts.hit), serializerOf(parts.after)(answer)]
-    let json = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"results":[`
+    // The text between two services is one string: what follows a hit's service and opens the next.
+    const out: Array<string | Uint8Array> = []
+    let text = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"results":[`
     answer.results.forEach((result, i) => {
+      out.push(`${text}${i > 0 ? ',' : ''}{"service":`, result.service)
       const rest = writeHit(result)
-      json += `${i > 0 ? ',' : ''}{"service":${result.service}${rest.length > 2 ? `,${rest.slice(1)}` : '}'}`
+      text = rest.length > 2 ? `,${rest.slice(1)}` : '}'
     })
-    return `${json}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`
+    out.push(`${text}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`)
+    return joinUtf8(out)
   }
   return { schema, write }
 }

@@ -170,7 +170,7 @@ export class MongoServices implements ServiceStore {
 
   async getServiceJson (ids: readonly string[]): Promise<ServiceJsonItem[]> {
     // Made from the documents, as listServiceJson's.
-    return (await this.getServices(ids)).map((record) => ({ id: record.id, json: toServiceJson(record), uptimeScore: record.uptimeScore }))
+    return (await this.getServices(ids)).map((record) => ({ id: record.id, json: Buffer.from(toServiceJson(record)), uptimeScore: record.uptimeScore }))
   }
 
   async listServices (filter: CatalogFilter, sort: ServiceSort, page: Page): Promise<ServicePage> {

@@ -16,14 +16,14 @@ import type { ServiceJsonItem } from '../catalog-store.js'
 import type { SqliteConnection } from './connection.js'
 
 /**
- * A few thousand services' JSON (1–2 KB each, counted at two bytes a character). The API's
- * peak RSS at 100,000 services (bench:search, target 450 MB) rose 29 MB with 16 MiB and 14 MB
- * with 8 MiB.
+ * About 1,500 services' JSON (1–2 KB each, UTF-8). The API's peak RSS at 100,000 services
+ * (bench:search, target 450 MB) rose 29 MB with 16 MiB and 14 MB with 8 MiB, when entries
+ * were strings counted at two bytes a character.
  */
-export const JSON_CACHE_BYTES = 4 * 1024 * 1024
+export const JSON_CACHE_BYTES = 2 * 1024 * 1024
 /** Changes read to evict one by one; past this many since the last look, everything goes. */
 const MAX_CHANGES_READ = 1000
-/** An entry's bookkeeping besides its text (the key, the item object, the LRU's links). */
+/** An entry's bookkeeping besides its bytes (the key, the item object, the buffer's own, the LRU's links). */
 const ENTRY_OVERHEAD_BYTES = 160
 
 export class ServiceJsonCache {
@@ -36,7 +36,24 @@ export class ServiceJsonCache {
 
   constructor (connection: SqliteConnection, maxBytes = JSON_CACHE_BYTES) {
     this.#connection = connection
-    this.#items = new LRUCache({ maxSize: maxBytes, sizeCalculation: (item) => 2 * item.json.length + item.id.length + ENTRY_OVERHEAD_BYTES })
+    this.#items = new LRUCache({ maxSize: maxBytes, sizeCalculation: (item) => item.json.byteLength + item.id.length + ENTRY_OVERHEAD_BYTES })
+  }
+
+  /**
+   * The items of `ids` when every one is kept and unchanged, in the order given; undefined
+   * when any is not (which may be an id that does not exist: get reads it). The change check
+   * is one statement, a snapshot of its own.
+   */
+  kept (ids: readonly string[]): ServiceJsonItem[] | undefined {
+    this.#evictChanged()
+    const items: ServiceJsonItem[] = []
+    for (const id of ids) {
+      const item = this.#items.get(id)
+      if (item === undefined) return undefined
+      items.push(item)
+    }
+    this.hits += items.length
+    return items
   }
 
   /**

@@ -11,7 +11,7 @@ import type { HttpMethod } from '../../domain/http-method.js'
 import { TEST_NETWORK_IDS } from '../../domain/networks.js'
 import { payToKey } from '../../domain/pay-to.js'
 import type { FirstProbeTime } from '../../domain/probe-schedule.js'
-import type { ServiceJson, ServiceRecord } from '../../domain/service.js'
+import type { ServiceRecord } from '../../domain/service.js'
 import type { CatalogFacets, Displacement, NewProvenance, ServiceJsonItem, ServiceJsonPage, ServicePage, ServiceStore } from '../catalog-store.js'
 import { underOriginClaim } from './claims.js'
 import { NEXT_SEQ, type SqliteConnection } from './connection.js'
@@ -48,7 +48,7 @@ export class SqliteServices implements ServiceStore {
   readonly #listThread: ListThread | undefined
   readonly #insertMany: (records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance) => void
   readonly #deleteOne: (id: string) => boolean
-  /** getServiceJson: the cache's check of the change feed and the rows it lacks, in one read transaction. */
+  /** getServiceJson: the kept items, or the cache's check of the change feed and the rows it lacks in one read transaction. */
   readonly #readJson: (ids: readonly string[]) => ServiceJsonItem[]
   readonly #displaceOne: (holder: ServiceRecord, record: ServiceRecord, displacement: Displacement) => boolean
   /**
@@ -63,7 +63,9 @@ export class SqliteServices implements ServiceStore {
     this.#listThread = listThread
     this.#lists = new ServiceLists(connection)
     const jsonCache = new ServiceJsonCache(connection)
-    this.#readJson = connection.readTransaction((ids: readonly string[]) => jsonCache.get(ids, (missing) => this.#jsonOf(missing)))
+    const readThrough = connection.readTransaction((ids: readonly string[]) => jsonCache.get(ids, (missing) => this.#jsonOf(missing)))
+    // A page wholly kept costs one statement (the change check), no transaction.
+    this.#readJson = (ids) => jsonCache.kept(ids) ?? readThrough(ids)
     this.#insertMany = connection.writeTransaction((records: readonly ServiceRecord[], firstProbeAt?: FirstProbeTime, provenance?: NewProvenance) => {
       for (const record of records) this.#insertOne(record, firstProbeAt)
       if (provenance === undefined || connection.statement('SELECT 1 FROM sources WHERE id = ?').get(provenance.sourceId) === undefined) return
@@ -189,9 +191,10 @@ export class SqliteServices implements ServiceStore {
   /** The kept JSON of those of these services that exist, in no particular order (the cache reads through it). */
   #jsonOf (ids: readonly string[]): ServiceJsonItem[] {
     // A search page's ids (at most 100): one parameter each, as a list page's rowids (lists.ts); more through json_each.
+    // As a blob: the text's UTF-8 bytes as stored, never decoded into a string.
     const rows = (ids.length <= 100
-      ? this.#connection.rawStatement(`SELECT id, service_json, uptime_score FROM services WHERE id IN (${'?,'.repeat(ids.length - 1)}?)`).all(...ids)
-      : this.#connection.rawStatement('SELECT id, service_json, uptime_score FROM services WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids))) as Array<[string, ServiceJson, number | null]>
+      ? this.#connection.rawStatement(`SELECT id, CAST(service_json AS BLOB), uptime_score FROM services WHERE id IN (${'?,'.repeat(ids.length - 1)}?)`).all(...ids)
+      : this.#connection.rawStatement('SELECT id, CAST(service_json AS BLOB), uptime_score FROM services WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids))) as Array<[string, Uint8Array, number | null]>
     return rows.map(([id, json, uptimeScore]) => ({ id, json, uptimeScore }))
   }
 

@@ -12,7 +12,7 @@ import { demoRecords } from '../../contract/catalog-store.contract.js'
 import { tempDataDir } from '../../support/basics.js'
 
 const jsonOf = async (store: SqliteCatalogStore, ids: readonly string[]): Promise<Array<[string, unknown]>> =>
-  (await store.getServiceJson(ids)).map((item) => [item.id, JSON.parse(item.json)])
+  (await store.getServiceJson(ids)).map((item) => [item.id, JSON.parse(Buffer.from(item.json).toString())])
 
 test('SQLite store: cached hit JSON follows every change, from this connection or another', async (t) => {
   const dir = tempDataDir(t)
