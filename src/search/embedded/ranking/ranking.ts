@@ -94,6 +94,8 @@ export class Scratch {
   readonly heap = new TopHeap()
   /** zeroPass's first and last blocks holding a document. */
   readonly span = new Int32Array(2)
+  /** Blocks of no documents: what a counting pass pads a query of fewer than UNROLLED words with. */
+  empty = new Uint32Array(0)
 
   constructor (readonly cache = new WordSetCache()) {}
 
@@ -103,6 +105,7 @@ export class Scratch {
     this.blocks = Math.max(32, blocks + (blocks >>> 2))
     this.#buckets = []
     this.#planes = []
+    this.empty = new Uint32Array(this.blocks)
   }
 
   bucket (level: number): Uint32Array {
@@ -501,6 +504,52 @@ function countPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Ar
   let count = 0
   let first = -1
   let last = -1
+  if (bits.length <= UNROLLED) {
+    // Padded with empty blocks (a word that adds nothing to a count); the typo, attribute and
+    // exactness counts read each counted word's match set and its second and third sets.
+    const { empty } = ctx.scratch
+    const words: Uint32Array[] = []
+    const seconds: number[] = []
+    const thirds: number[] = []
+    for (let w = 0; w < bits.length; w++) {
+      if (rule !== WORDS && ((counted >>> w) & 1) === 0) continue
+      words.push(bits[w] as Uint32Array)
+      seconds.push(offsets[w * SETS + second] as number)
+      thirds.push(offsets[w * SETS + third] as number)
+    }
+    const [a0 = empty, a1 = empty, a2 = empty] = words
+    const [s0 = 0, s1 = 0, s2 = 0] = seconds
+    const [t0 = 0, t1 = 0, t2 = 0] = thirds
+    for (let i = lo; i <= hi; i++) {
+      const within = set[i] as number
+      let m = 0
+      if (rule === WORDS) {
+        // The number of words each document holds, as two bit planes (at most 3: no carry out).
+        const x0 = (a0[i] as number) & within
+        const x1 = (a1[i] as number) & within
+        const x2 = (a2[i] as number) & within
+        const c0 = x0 ^ x1 ^ x2
+        const c1 = (x0 & x1) | (x2 & (x0 ^ x1))
+        m = within & ((k & 1) !== 0 ? c0 : ~c0) & ((k & 2) !== 0 ? c1 : ~c1)
+      } else {
+        // Each counted word adds one for its matches outside its second set, one more outside
+        // its third. A document of these buckets holds one word: at most 2, two planes.
+        const b0 = a0[i] as number
+        const b1 = a1[i] as number
+        const b2 = a2[i] as number
+        const y = (b0 & ~(a0[s0 + i] as number)) | (b1 & ~(a1[s1 + i] as number)) | (b2 & ~(a2[s2 + i] as number))
+        const z = (b0 & ~(a0[t0 + i] as number)) | (b1 & ~(a1[t1 + i] as number)) | (b2 & ~(a2[t2 + i] as number))
+        const c0 = y ^ z
+        const c1 = y & z
+        m = within & ((v & 1) !== 0 ? c0 : ~c0) & ((v & 2) !== 0 ? c1 : ~c1)
+      }
+      into[i] = m
+      if (m !== 0) { if (first < 0) first = i; last = i; count += popcount(m) }
+    }
+    ctx.scratch.span[0] = first
+    ctx.scratch.span[1] = last
+    return count
+  }
   for (let i = lo; i <= hi; i++) {
     const within = set[i] as number
     let m = 0
