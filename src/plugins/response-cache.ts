@@ -53,6 +53,20 @@ const KEPT_HEADERS = ['content-type', 'x-total-count']
 /** Map slot, entry object, header object: a rough per-entry cost beyond the measured strings. */
 const ENTRY_OVERHEAD = 256
 
+/**
+ * An answer's bytes in memory of their own, as the cache keeps them. A small Buffer.from is a
+ * slice of Node's shared 8 KiB pool, and a search answer a slice of a buffer sized for its
+ * worst case: kept as they are, each would hold all that memory while counted at its length.
+ */
+export function ownBytes (payload: string | Buffer): Buffer {
+  if (typeof payload !== 'string' && payload.byteOffset === 0 && payload.byteLength === payload.buffer.byteLength) return payload
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength
+  const own = Buffer.allocUnsafeSlow(size)
+  if (typeof payload === 'string') own.write(payload)
+  else own.set(payload)
+  return own
+}
+
 /** JSON with object keys sorted at every level, so equal values give equal text. */
 export function canonicalJson (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
@@ -114,7 +128,7 @@ export default fp(async function responseCache (app: FastifyInstance, opts: { ma
       headers[name] = String(value)
       size += textBytes(name) + textBytes(headers[name])
     }
-    const body = typeof payload === 'string' ? Buffer.from(payload) : payload
+    const body = ownBytes(payload)
     size += body.byteLength
     remove(key)
     // An answer larger than the whole budget would only evict everything else.

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import { readSeedFile, seedRecords } from '../../src/domain/seed.js'
 import { MAX_FOLLOWED_CHANGES } from '../../src/plugins/catalog-changes.js'
+import { ownBytes } from '../../src/plugins/response-cache.js'
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js'
 import { API_KEY, build, register, tempDataDir, validBody } from '../helper.js'
 
@@ -193,4 +194,20 @@ test('a backlog too long to read change by change (a bulk import) invalidates ev
   await other.close()
   t.equal((await app.inject(detail)).headers['x-cache'], undefined, 'recomputed: the backlog was not read service by service')
   t.equal((await app.inject(detail)).headers['x-cache'], 'hit', 'and cached again')
+})
+
+test('a kept answer is held in memory of its own size, whatever buffer it came in', async (t) => {
+  const big = Buffer.from('x'.repeat(1000) + '{"ok":"日本語"}' + 'y'.repeat(1000))
+  const cases: Array<[string, string | Buffer, string]> = [
+    ['a short string (Buffer.from slices the shared pool)', '{"answer":"短い"}', '{"answer":"短い"}'],
+    ['a slice of a larger buffer (a search answer cut from its worst-case size)', big.subarray(1000, 1000 + Buffer.byteLength('{"ok":"日本語"}')), '{"ok":"日本語"}'],
+    ['a long string', 'z'.repeat(10_000), 'z'.repeat(10_000)]
+  ]
+  for (const [why, payload, text] of cases) {
+    const kept = ownBytes(payload)
+    t.equal(kept.toString(), text, `${why}: the same bytes`)
+    t.equal(kept.buffer.byteLength, kept.byteLength, `${why}: no more memory than its length`)
+  }
+  const own = Buffer.allocUnsafeSlow(4)
+  t.equal(ownBytes(own), own, 'a buffer already its own is kept as it is')
 })

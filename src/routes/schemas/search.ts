@@ -105,7 +105,7 @@ export type AnswerOf<Before extends TProperties, Hit extends TProperties, After 
 
 /**
  * Strings and bytes joined as UTF-8 into one buffer, sized for the worst case (three bytes a
- * UTF-16 unit) and cut to what was written.
+ * UTF-16 unit) and cut to what was written (a cache that keeps it copies it: response-cache.ts).
  */
 function joinUtf8 (parts: ReadonlyArray<string | Uint8Array>): Buffer {
   let size = 0
