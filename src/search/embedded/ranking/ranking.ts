@@ -72,8 +72,9 @@ const SMALL_BUCKET = 48
 const PLANES = 8
 /**
  * Words a pass over every block reads unrolled, with no loop over the words per block (that
- * loop took a third of the pass). A query of fewer words is padded with its first word: OR
- * and AND give the same with it twice.
+ * loop took a third of the pass). A query of fewer words is padded: the union and zero-count
+ * passes with its first word (OR and AND give the same with it twice), the counting passes
+ * with empty blocks (Scratch.empty).
  */
 const UNROLLED = 3
 
