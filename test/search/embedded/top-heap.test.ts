@@ -46,11 +46,12 @@ test('a reused heap holds only the new bucket', async (t) => {
   for (let i = 0; i < 100; i++) heap.offer(i, i, i)
   heap.reset(3)
   t.ok(heap.admits(1e12, 0), 'an empty heap admits anything')
+  t.equal(heap.worstKey, Infinity, 'and bounds no key')
   heap.offer(5, 1, 50)
   heap.offer(2, 2, 20)
   heap.offer(5, 0, 51)
   heap.offer(9, 3, 90)
-  t.ok(heap.full)
+  t.equal(heap.worstKey, 5, 'full: the worst kept key')
   t.notOk(heap.admits(5, 2), 'worse than the worst kept (5, 1) on rank')
   t.ok(heap.admits(5, 0.5), 'better than the worst kept on rank')
   const out: number[] = []

@@ -65,9 +65,9 @@ export function matchedTokensOf (index: MemoryIndex, doc: Pick<RankedDoc, 'slot'
       const candidate = candidates[c] as PlannedWord['candidates'][number]
       const exactness = MATCH_EXACTNESS[candidate.kind] + candidate.typos
       if (exactness < level) continue
-      // Every candidate after this one is as exact or less: none can do better.
-      if (exactness * 10 >= bestOrder) break
       const order = exactness * 10
+      // Every candidate after this one is as exact or less: none can do better.
+      if (order >= bestOrder) break
       const posting = index.postings.get(candidate.term)
       const at = posting?.find(slot) ?? -1
       if (posting !== undefined && at >= 0) {

@@ -555,9 +555,8 @@ function countPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Ar
     const within = set[i] as number
     let m = 0
     if (within !== 0) {
-      // The count's bit planes (at most 32 words: 6 planes). Counts up to 3 fit two planes
-      // with no carry out of the second, and no branch (a carry chain's early exits are taken
-      // at random, document by document).
+      // The count's bit planes (at most 32 words: 6 planes). A document of the typo, attribute
+      // and exactness buckets holds one word: at most 2, two planes with no carry out.
       let c0 = 0
       let c1 = 0
       let c2 = 0
@@ -578,35 +577,27 @@ function countPass (ctx: Context, rule: number, set: Uint32Array, into: Uint32Ar
         }
         m = within & ((v & 1) !== 0 ? c0 : ~c0) & ((v & 2) !== 0 ? c1 : ~c1)
       } else {
-        if (bits.length <= 3) {
-          for (let w = 0; w < bits.length; w++) {
-            const x = ((bits[w] as Uint32Array)[i] as number) & within
-            c1 |= c0 & x
-            c0 ^= x
-          }
-        } else {
-          for (let w = 0; w < bits.length; w++) {
-            let x = ((bits[w] as Uint32Array)[i] as number) & within
-            let carry = c0 & x
-            c0 ^= x
-            x = carry
-            if (x === 0) continue
-            carry = c1 & x
-            c1 ^= x
-            x = carry
-            if (x === 0) continue
-            carry = c2 & x
-            c2 ^= x
-            x = carry
-            if (x === 0) continue
-            carry = c3 & x
-            c3 ^= x
-            x = carry
-            if (x === 0) continue
-            carry = c4 & x
-            c4 ^= x
-            c5 ^= carry
-          }
+        for (let w = 0; w < bits.length; w++) {
+          let x = ((bits[w] as Uint32Array)[i] as number) & within
+          let carry = c0 & x
+          c0 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c1 & x
+          c1 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c2 & x
+          c2 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c3 & x
+          c3 ^= x
+          x = carry
+          if (x === 0) continue
+          carry = c4 & x
+          c4 ^= x
+          c5 ^= carry
         }
         m = within & ((k & 1) !== 0 ? c0 : ~c0) & ((k & 2) !== 0 ? c1 : ~c1) & ((k & 4) !== 0 ? c2 : ~c2) &
           ((k & 8) !== 0 ? c3 : ~c3) & ((k & 16) !== 0 ? c4 : ~c4) & ((k & 32) !== 0 ? c5 : ~c5)

@@ -27,10 +27,6 @@ export class TopHeap {
     return this.#key.byteLength + this.#rank.byteLength + this.#slot.byteLength
   }
 
-  get full (): boolean {
-    return this.#size >= this.#need
-  }
-
   /** The worst kept key once full (a document with a larger key is not kept), Infinity before. */
   get worstKey (): number {
     return this.#size < this.#need ? Infinity : this.#key[0] as number
