@@ -237,6 +237,18 @@ test('splitQueryWords does no morphology', async (t) => {
   t.same(splitQueryWords(' !? '), [])
 })
 
+test('splitQueryWords gives a repeated word the same analysis, which no caller can change for later searches', async (t) => {
+  const [first] = splitQueryWords('tenki')
+  t.ok((first?.expansions ?? []).length > 0, 'a romaji word has readings')
+  const [again] = splitQueryWords('weather tenki').slice(1)
+  t.same(again, first)
+  t.throws(() => { (again?.forms as string[]).push('x') }, TypeError)
+  t.throws(() => { (again?.expansions?.[0]?.forms as string[]).push('x') }, TypeError)
+  t.throws(() => { (again as { text: string }).text = 'x' }, TypeError)
+  t.same(splitQueryWords('tenki'), [first], 'later searches see the analysis unchanged')
+  t.same(splitQueryWords("hon'yaku").map((word) => word.text), ['honyaku'], "a word written with n' is read as written")
+})
+
 test('analyzeIntent keeps what an English request is about', async (t) => {
   t.same(analyzeIntent('I want to find a weather API please', tokenizer), {
     tokens: [{ text: 'weather', forms: ['weather'] }],
